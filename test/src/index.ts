@@ -1,1 +1,1 @@
-export {};
+export { VECTORS_DIR, readVectorJson, readVectorText } from "./vectors.js";
