@@ -1,1 +1,2 @@
 export const TENDER_VERSION = "0.1.0";
+export * from "./chain/index.js";
