@@ -1,1 +1,9 @@
-export {};
+/**
+ * Ark protocol core (pure: bytes in, bytes out). Spec: ark-protocol-core.md.
+ */
+export * from "./errors.js";
+export * from "./encoding.js";
+export * from "./hashes.js";
+export * from "./keys.js";
+export * from "./network.js";
+export * from "./wallet-keys.js";

@@ -1,0 +1,329 @@
+/**
+ * Primitive encodings of the Ark protocol (spec §2): little-endian integers, Bitcoin
+ * CompactSize, outpoints, transaction outputs, and the height/delta bounds.
+ *
+ * Decoding goes through {@link ByteReader}, which checks every read against the remaining
+ * input and throws {@link ProtocolDecodeError}; it never allocates more than the input holds.
+ *
+ * @example
+ * ```ts
+ * const w = new ByteWriter();
+ * w.compactSize(253);
+ * toHex(w.finish()); // "fdfd00"
+ * new ByteReader(fromHex("fdfd00")).compactSize(); // 253n
+ * ```
+ */
+import { ProtocolDecodeError } from "./errors.js";
+
+/** An amount of satoshis (u64 on the wire). */
+export type Sats = bigint;
+
+/** Largest relative block delta a decoder accepts (`MAX_BLOCK_DELTA`, spec §2). */
+export const MAX_BLOCK_DELTA = 16383;
+/** Largest absolute block height a decoder accepts (`MAX_BLOCK_HEIGHT`, spec §2). */
+export const MAX_BLOCK_HEIGHT = 499_934_467;
+/** Largest scriptPubKey accepted inside protocol encodings (spec §2). */
+export const MAX_TXOUT_SCRIPT_LEN = 100;
+/** The reference's cap on decoded vector/field lengths in bytes (spec §12.1). */
+export const MAX_DECODED_VECTOR_BYTES = 4_000_000;
+
+const U64_MAX = (1n << 64n) - 1n;
+const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
+
+/** Lowercase hex of `bytes`. */
+export function toHex(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) s += b.toString(16).padStart(2, "0");
+  return s;
+}
+
+/** Bytes of a hex string (either case); throws {@link ProtocolDecodeError} on bad hex. */
+export function fromHex(hex: string): Uint8Array {
+  if (typeof hex !== "string" || !HEX_RE.test(hex)) throw new ProtocolDecodeError("invalid hex string");
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** Concatenation of byte arrays. */
+export function concatBytes(...parts: Uint8Array[]): Uint8Array {
+  let len = 0;
+  for (const p of parts) len += p.length;
+  const out = new Uint8Array(len);
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Byte-wise equality. */
+export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Lexicographic comparison of two byte strings (-1, 0, 1). */
+export function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = a[i]! - b[i]!;
+    if (d !== 0) return d < 0 ? -1 : 1;
+  }
+  return a.length === b.length ? 0 : a.length < b.length ? -1 : 1;
+}
+
+/** Copy of `bytes` in reverse order (internal ↔ display txid order). */
+export function reverseBytes(bytes: Uint8Array): Uint8Array {
+  return Uint8Array.from(bytes).reverse();
+}
+
+/** ASCII/UTF-8 bytes of a string. */
+export function utf8(s: string): Uint8Array {
+  return new TextEncoder().encode(s);
+}
+
+/** Bounds-checked little-endian reader over a byte array. */
+export class ByteReader {
+  private pos = 0;
+
+  constructor(private readonly buf: Uint8Array) {}
+
+  /** Bytes not read yet. */
+  get remaining(): number {
+    return this.buf.length - this.pos;
+  }
+
+  /** Current read offset. */
+  get offset(): number {
+    return this.pos;
+  }
+
+  /** Reads `n` bytes (a copy). */
+  bytes(n: number): Uint8Array {
+    if (!Number.isSafeInteger(n) || n < 0 || n > this.remaining) {
+      throw new ProtocolDecodeError(`unexpected end of input: need ${n} bytes, ${this.remaining} left`);
+    }
+    const out = this.buf.slice(this.pos, this.pos + n);
+    this.pos += n;
+    return out;
+  }
+
+  /** Next byte without consuming it. */
+  peekU8(): number {
+    if (this.remaining < 1) throw new ProtocolDecodeError("unexpected end of input");
+    return this.buf[this.pos]!;
+  }
+
+  u8(): number {
+    return this.bytes(1)[0]!;
+  }
+
+  u16(): number {
+    const b = this.bytes(2);
+    return b[0]! | (b[1]! << 8);
+  }
+
+  u32(): number {
+    const b = this.bytes(4);
+    return (b[0]! | (b[1]! << 8) | (b[2]! << 16)) + b[3]! * 0x1000000;
+  }
+
+  u64(): bigint {
+    const lo = BigInt(this.u32());
+    const hi = BigInt(this.u32());
+    return (hi << 32n) | lo;
+  }
+
+  i64(): bigint {
+    return BigInt.asIntN(64, this.u64());
+  }
+
+  /** Bitcoin CompactSize; rejects non-minimal forms. */
+  compactSize(): bigint {
+    const tag = this.u8();
+    if (tag < 0xfd) return BigInt(tag);
+    if (tag === 0xfd) {
+      const v = this.u16();
+      if (v < 0xfd) throw new ProtocolDecodeError("non-minimal compact size");
+      return BigInt(v);
+    }
+    if (tag === 0xfe) {
+      const v = this.u32();
+      if (v <= 0xffff) throw new ProtocolDecodeError("non-minimal compact size");
+      return BigInt(v);
+    }
+    const v = this.u64();
+    if (v <= 0xffffffffn) throw new ProtocolDecodeError("non-minimal compact size");
+    return v;
+  }
+
+  /**
+   * A CompactSize item count whose items take at least `minItemBytes` each; rejects counts that
+   * cannot fit in the remaining input, so no decoder ever allocates for bytes it has not got.
+   */
+  count(minItemBytes: number, what = "vector"): number {
+    const n = this.compactSize();
+    if (n * BigInt(Math.max(1, minItemBytes)) > BigInt(this.remaining)) {
+      throw new ProtocolDecodeError(`${what} length ${n} exceeds remaining input`);
+    }
+    return Number(n);
+  }
+
+  /** A CompactSize-length-prefixed byte string, at most `max` bytes long. */
+  varBytes(max: number = MAX_DECODED_VECTOR_BYTES, what = "field"): Uint8Array {
+    const n = this.compactSize();
+    if (n > BigInt(max)) throw new ProtocolDecodeError(`${what} exceeds maximum length`);
+    return this.bytes(Number(n));
+  }
+
+  /** Absolute block height, bounded by {@link MAX_BLOCK_HEIGHT}. */
+  height(): number {
+    const h = this.u32();
+    if (h > MAX_BLOCK_HEIGHT) throw new ProtocolDecodeError(`block height ${h} above maximum`);
+    return h;
+  }
+
+  /** Relative block delta, bounded by {@link MAX_BLOCK_DELTA}. */
+  delta(): number {
+    const d = this.u16();
+    if (d > MAX_BLOCK_DELTA) throw new ProtocolDecodeError(`block delta ${d} above maximum`);
+    return d;
+  }
+
+  /** Throws unless every byte was consumed. */
+  finish(): void {
+    if (this.remaining !== 0) throw new ProtocolDecodeError("trailing bytes");
+  }
+}
+
+/** Growable little-endian writer. */
+export class ByteWriter {
+  private parts: Uint8Array[] = [];
+
+  bytes(b: Uint8Array): this {
+    this.parts.push(b);
+    return this;
+  }
+
+  u8(v: number): this {
+    return this.bytes(Uint8Array.of(v & 0xff));
+  }
+
+  u16(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new RangeError(`u16 out of range: ${v}`);
+    return this.bytes(Uint8Array.of(v & 0xff, v >>> 8));
+  }
+
+  u32(v: number): this {
+    if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`u32 out of range: ${v}`);
+    return this.bytes(Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24));
+  }
+
+  u64(v: bigint): this {
+    if (v < 0n || v > U64_MAX) throw new RangeError(`u64 out of range: ${v}`);
+    const b = new Uint8Array(8);
+    new DataView(b.buffer).setBigUint64(0, v, true);
+    return this.bytes(b);
+  }
+
+  i64(v: bigint): this {
+    return this.u64(BigInt.asUintN(64, v));
+  }
+
+  compactSize(v: number | bigint): this {
+    const n = BigInt(v);
+    if (n < 0n || n > U64_MAX) throw new RangeError(`compact size out of range: ${n}`);
+    if (n < 0xfdn) return this.u8(Number(n));
+    if (n <= 0xffffn) return this.u8(0xfd).u16(Number(n));
+    if (n <= 0xffffffffn) return this.u8(0xfe).u32(Number(n));
+    return this.u8(0xff).u64(n);
+  }
+
+  varBytes(b: Uint8Array): this {
+    return this.compactSize(b.length).bytes(b);
+  }
+
+  finish(): Uint8Array {
+    return concatBytes(...this.parts);
+  }
+}
+
+/** A transaction outpoint; `txid` is in internal (hashing) byte order. */
+export interface OutPoint {
+  readonly txid: Uint8Array;
+  readonly vout: number;
+}
+
+/** A transaction output. */
+export interface TxOut {
+  readonly value: Sats;
+  readonly script: Uint8Array;
+}
+
+/** Writes an outpoint in consensus form (txid ‖ vout u32 LE, 36 bytes). */
+export function writeOutPoint(w: ByteWriter, p: OutPoint): ByteWriter {
+  if (p.txid.length !== 32) throw new RangeError("txid must be 32 bytes");
+  return w.bytes(p.txid).u32(p.vout);
+}
+
+/** Reads a 36-byte consensus outpoint. */
+export function readOutPoint(r: ByteReader): OutPoint {
+  const txid = r.bytes(32);
+  return { txid, vout: r.u32() };
+}
+
+/** 36-byte consensus encoding of an outpoint. */
+export function encodeOutPoint(p: OutPoint): Uint8Array {
+  return writeOutPoint(new ByteWriter(), p).finish();
+}
+
+/** `<txid display hex>:<vout>` form of an outpoint. */
+export function formatOutPoint(p: OutPoint): string {
+  return `${toHex(reverseBytes(p.txid))}:${p.vout}`;
+}
+
+/** Parses `<txid display hex>:<vout>`. */
+export function parseOutPoint(s: string): OutPoint {
+  const m = /^([0-9a-fA-F]{64}):(\d{1,10})$/.exec(s);
+  if (!m) throw new ProtocolDecodeError(`invalid outpoint string: ${s}`);
+  const vout = Number(m[2]);
+  if (vout > 0xffffffff) throw new ProtocolDecodeError("outpoint vout out of range");
+  return { txid: reverseBytes(fromHex(m[1]!)), vout };
+}
+
+/** Equality of outpoints. */
+export function outPointEquals(a: OutPoint, b: OutPoint): boolean {
+  return a.vout === b.vout && bytesEqual(a.txid, b.txid);
+}
+
+/** Writes a TxOut (value u64 LE ‖ compact-size script length ‖ script). */
+export function writeTxOut(w: ByteWriter, o: TxOut): ByteWriter {
+  return w.u64(o.value).varBytes(o.script);
+}
+
+/** Reads a TxOut, rejecting scripts longer than {@link MAX_TXOUT_SCRIPT_LEN}. */
+export function readTxOut(r: ByteReader): TxOut {
+  const value = r.u64();
+  const script = r.varBytes(MAX_TXOUT_SCRIPT_LEN, "txout script");
+  return { value, script };
+}
+
+/**
+ * Decodes a whole object with `read` and requires that every byte is consumed. Any
+ * non-protocol exception escaping `read` is converted to {@link ProtocolDecodeError}.
+ */
+export function decodeExact<T>(bytes: Uint8Array, read: (r: ByteReader) => T): T {
+  const r = new ByteReader(bytes);
+  let value: T;
+  try {
+    value = read(r);
+  } catch (e) {
+    if (e instanceof ProtocolDecodeError) throw e;
+    throw new ProtocolDecodeError(`malformed encoding: ${(e as Error)?.message ?? String(e)}`);
+  }
+  r.finish();
+  return value;
+}

@@ -1,0 +1,140 @@
+/**
+ * Public keys, x-only keys and MuSig2 key aggregation (spec §0 "Keys", §2, §4.4 KeySort/KeyAgg).
+ *
+ * Pubkeys are 33-byte compressed SEC1 encodings; x-only keys are the 32-byte BIP-340 form.
+ * {@link aggregateXOnly} is BIP-327 KeySort + KeyAgg, returning the x-only of the untweaked
+ * aggregate point, which the protocol uses as taproot internal key of every co-signed output.
+ *
+ * @example
+ * ```ts
+ * const agg = aggregateXOnly([userPubkey, serverPubkey]); // order does not matter
+ * ```
+ */
+import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
+import { ProtocolDecodeError } from "./errors.js";
+import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes } from "./encoding.js";
+import { taggedHash } from "./hashes.js";
+
+/** The secp256k1 point class used throughout the protocol core. */
+export const Point = secp256k1.Point;
+/** A secp256k1 point. */
+export type Point = InstanceType<typeof secp256k1.Point>;
+/** Order of the secp256k1 group. */
+export const CURVE_ORDER = Point.Fn.ORDER;
+
+/** Big-endian integer of `bytes`. */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+/** 32-byte big-endian encoding of `v` (0 ≤ v < 2^256). */
+export function bigIntTo32(v: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  for (let i = 31; i >= 0; i--) {
+    out[i] = Number(v & 0xffn);
+    v >>= 8n;
+  }
+  return out;
+}
+
+/** Decodes a 33-byte compressed pubkey to a point; throws {@link ProtocolDecodeError} if invalid. */
+export function pubkeyToPoint(pubkey: Uint8Array): Point {
+  if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
+    throw new ProtocolDecodeError("invalid public key encoding");
+  }
+  try {
+    return Point.fromBytes(pubkey);
+  } catch {
+    throw new ProtocolDecodeError("invalid public key: not on the curve");
+  }
+}
+
+/** Validates a 33-byte compressed pubkey and returns it. */
+export function parsePubkey(pubkey: Uint8Array): Uint8Array {
+  pubkeyToPoint(pubkey);
+  return pubkey;
+}
+
+/** Validates a 32-byte x-only key (must be the x coordinate of a curve point) and returns it. */
+export function parseXOnly(xonly: Uint8Array): Uint8Array {
+  xOnlyToPoint(xonly);
+  return xonly;
+}
+
+/** The even-y point of an x-only key (BIP-340 `lift_x`). */
+export function xOnlyToPoint(xonly: Uint8Array): Point {
+  if (xonly.length !== 32) throw new ProtocolDecodeError("x-only key must be 32 bytes");
+  try {
+    return schnorr.utils.lift_x(bytesToBigInt(xonly));
+  } catch {
+    throw new ProtocolDecodeError("invalid x-only key");
+  }
+}
+
+/** x-only (32 bytes) form of a compressed pubkey. */
+export function toXOnly(pubkey: Uint8Array): Uint8Array {
+  if (pubkey.length !== 33) throw new ProtocolDecodeError("pubkey must be 33 bytes");
+  return pubkey.slice(1);
+}
+
+/** Compressed (33-byte) encoding of a point. */
+export function pointToPubkey(p: Point): Uint8Array {
+  return p.toBytes(true);
+}
+
+/** x-only encoding of a point. */
+export function pointToXOnly(p: Point): Uint8Array {
+  return p.toBytes(true).slice(1);
+}
+
+/** Compressed pubkey of a 32-byte secret key. */
+export function pubkeyFromSecret(secretKey: Uint8Array): Uint8Array {
+  return secp256k1.getPublicKey(secretKey, true);
+}
+
+/** Reads a 33-byte pubkey and checks it is a valid point. */
+export function readPubkey(r: ByteReader): Uint8Array {
+  return parsePubkey(r.bytes(33));
+}
+
+/** Writes a 33-byte pubkey. */
+export function writePubkey(w: ByteWriter, pubkey: Uint8Array): ByteWriter {
+  if (pubkey.length !== 33) throw new RangeError("pubkey must be 33 bytes");
+  return w.bytes(pubkey);
+}
+
+/** Reads a 32-byte x-only key and checks it is a valid x coordinate. */
+export function readXOnly(r: ByteReader): Uint8Array {
+  return parseXOnly(r.bytes(32));
+}
+
+/** BIP-327 KeySort: pubkeys sorted by their 33-byte encoding (returns a new array). */
+export function sortPubkeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
+  return [...pubkeys].sort(compareBytes);
+}
+
+/**
+ * BIP-327 KeyAgg of `pubkeys` after KeySort; returns the untweaked aggregate point.
+ * Throws {@link ProtocolDecodeError} for an empty list, an invalid key or an infinite sum.
+ */
+export function aggregatePoint(pubkeys: readonly Uint8Array[]): Point {
+  if (pubkeys.length === 0) throw new ProtocolDecodeError("cannot aggregate an empty key list");
+  const sorted = sortPubkeys(pubkeys);
+  const list = taggedHash("KeyAgg list", concatBytes(...sorted));
+  const second = sorted.find((k) => !bytesEqual(k, sorted[0]!));
+  let acc: Point = Point.ZERO;
+  for (const pk of sorted) {
+    const p = pubkeyToPoint(pk);
+    const coef = second && bytesEqual(pk, second) ? 1n : bytesToBigInt(taggedHash("KeyAgg coefficient", list, pk)) % CURVE_ORDER;
+    acc = acc.add(coef === 1n ? p : p.multiplyUnsafe(coef));
+  }
+  if (acc.is0()) throw new ProtocolDecodeError("aggregate key is the point at infinity");
+  return acc;
+}
+
+/** x-only of the untweaked BIP-327 aggregate of `pubkeys` (sorted first), spec §4.4. */
+export function aggregateXOnly(pubkeys: readonly Uint8Array[]): Uint8Array {
+  return pointToXOnly(aggregatePoint(pubkeys));
+}
