@@ -1,1 +1,2 @@
 export {};
+export * from "./node/devnet-node.js";
