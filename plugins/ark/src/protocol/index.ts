@@ -7,3 +7,7 @@ export * from "./hashes.js";
 export * from "./keys.js";
 export * from "./network.js";
 export * from "./wallet-keys.js";
+export * from "./script.js";
+export * from "./taproot.js";
+export * from "./clause.js";
+export * from "./policy.js";

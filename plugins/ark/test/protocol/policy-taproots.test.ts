@@ -1,0 +1,168 @@
+import { expect } from "chai";
+import fc from "fast-check";
+import { arkVectors } from "./ark-vectors.js";
+import { fromHex, toHex } from "../../src/protocol/encoding.js";
+import { ProtocolDecodeError } from "../../src/protocol/errors.js";
+import { aggregateXOnly } from "../../src/protocol/keys.js";
+import { pushNum } from "../../src/protocol/script.js";
+import { clauseScript } from "../../src/protocol/clause.js";
+import {
+  decodeServerPolicy,
+  decodeUserPolicy,
+  encodePolicy,
+  exitClauses,
+  POLICY_TYPE_BYTES,
+  policyTaproot,
+  type PolicyContext,
+  type ServerVtxoPolicy,
+} from "../../src/protocol/policy.js";
+import type { TaprootOutput } from "../../src/protocol/taproot.js";
+import { arbPolicy, arbPubkey } from "./arbitraries.js";
+
+/** Asserts every field of a vector `taproot` object against a built output. */
+export function expectTaproot(out: TaprootOutput, v: any): void {
+  expect(toHex(out.internalKey)).to.equal(v.internal_key_xonly);
+  expect(out.merkleRoot ? toHex(out.merkleRoot) : null).to.equal(v.merkle_root ?? null);
+  expect(toHex(out.tweak)).to.equal(v.tap_tweak);
+  expect(toHex(out.outputKey)).to.equal(v.output_key_xonly);
+  expect(out.parity).to.equal(v.output_key_parity);
+  expect(toHex(out.scriptPubKey)).to.equal(v.script_pubkey);
+  expect(out.leaves.length).to.equal(v.leaves.length);
+  v.leaves.forEach((l: any, i: number) => {
+    const leaf = out.leaves[i]!;
+    expect(leaf.depth).to.equal(l.depth);
+    expect(`0x${leaf.leafVersion.toString(16)}`).to.equal(l.leaf_version);
+    expect(toHex(leaf.script)).to.equal(l.script_hex);
+    expect(toHex(leaf.leafHash)).to.equal(l.leaf_hash);
+    expect(toHex(leaf.controlBlock)).to.equal(l.control_block);
+  });
+}
+
+/** Builds the policy object a vector `policy` describes (from its fields, not its encoding). */
+export function policyFromVector(v: any): ServerVtxoPolicy {
+  const type = v.type as ServerVtxoPolicy["type"];
+  switch (type) {
+    case "pubkey":
+    case "checkpoint":
+      return { type, userPubkey: fromHex(v.user_pubkey) };
+    case "server-htlc-send":
+    case "server-htlc-send-v1":
+      return { type, userPubkey: fromHex(v.user_pubkey), paymentHash: fromHex(v.payment_hash), htlcExpiry: v.htlc_expiry };
+    case "server-htlc-receive":
+    case "server-htlc-receive-v1":
+      return { type, userPubkey: fromHex(v.user_pubkey), paymentHash: fromHex(v.payment_hash), htlcExpiry: v.htlc_expiry, htlcExpiryDelta: v.htlc_expiry_delta };
+    case "expiry":
+      return { type, internalKey: fromHex(v.internal_key_xonly) };
+    case "server-owned":
+      return { type };
+    default:
+      return { type, userPubkey: fromHex(v.user_pubkey), unlockHash: fromHex(v.unlock_hash) };
+  }
+}
+
+describe("policy taproots (vector group `policy_taproots`, spec §5)", () => {
+  const pt = arkVectors.policy_taproots;
+  const ctx: PolicyContext = { serverPubkey: fromHex(pt.server_pubkey), exitDelta: pt.exit_delta, expiryHeight: pt.expiry_height };
+
+  it("agg(user, server) is the x-only BIP-327 KeyAgg in either order", () => {
+    const u = fromHex(pt.user_pubkey);
+    expect(toHex(aggregateXOnly([u, ctx.serverPubkey]))).to.equal(pt.aggregate_user_server_xonly);
+    expect(toHex(aggregateXOnly([ctx.serverPubkey, u]))).to.equal(pt.aggregate_user_server_xonly);
+  });
+
+  for (const [i, entry] of (arkVectors.policy_taproots.policies as any[]).entries()) {
+    it(`policy ${i}: encoding, tapscripts, control blocks and output key of \`${entry.policy.type}\``, () => {
+      const vp = entry.policy;
+      const policy = policyFromVector(vp);
+      if ("userPubkey" in policy) expect(toHex(policy.userPubkey)).to.equal(pt.user_pubkey);
+      if ("paymentHash" in policy) expect(toHex(policy.paymentHash)).to.equal(pt.payment_hash);
+      if ("unlockHash" in policy) expect(toHex(policy.unlockHash)).to.equal(pt.unlock_hash);
+      expect(toHex(encodePolicy(policy))).to.equal(vp.encoded_hex);
+      expect(decodeServerPolicy(fromHex(vp.encoded_hex))).to.deep.equal(policy);
+      expectTaproot(policyTaproot(policy, ctx), entry.taproot);
+    });
+  }
+
+  it("minimal script-number pushes for CSV/CLTV arguments", () => {
+    const examples = pt.script_encoding_examples.push_int;
+    for (const n of Object.keys(examples)) expect(toHex(pushNum(Number(n)))).to.equal(examples[n], `push_int(${n})`);
+    expect(toHex(pushNum(0))).to.equal("00");
+  });
+
+  it("spec §5.1 example: DelayedSign(2016) script bytes", () => {
+    const key = fromHex("0a752219f1b94bbdf8994a0a980cdda08c2ad094cb29dd834878db6dee1612ee");
+    expect(toHex(clauseScript({ kind: "delayed-sign", key, delta: 2016 }))).to.equal(`02e007b27520${toHex(key)}ac`);
+  });
+
+  it("v0 hash-lock scripts lack the size check; v1 add exactly `82 01 20 88`", () => {
+    const key = new Uint8Array(32).fill(2);
+    const hash = new Uint8Array(32).fill(7);
+    const v0 = toHex(clauseScript({ kind: "hash-sign", key, hash, version: 0 }));
+    const v1 = toHex(clauseScript({ kind: "hash-sign", key, hash, version: 1 }));
+    expect(v0.length / 2).to.equal(57);
+    expect(v1).to.equal(`82012088${v0}`);
+  });
+
+  it("a user-policy decoder accepts exactly 0x00, 0x01, 0x02, 0x08, 0x09", () => {
+    const u = fromHex(pt.user_pubkey);
+    for (const [type, byte] of Object.entries(POLICY_TYPE_BYTES)) {
+      const sample = pt.policies.find((p: any) => p.policy.type === type);
+      const bytes = fromHex(sample.policy.encoded_hex);
+      expect(bytes[0]).to.equal(byte);
+      const isUser = [0x00, 0x01, 0x02, 0x08, 0x09].includes(byte);
+      if (isUser) expect(() => decodeUserPolicy(bytes)).to.not.throw();
+      else expect(() => decodeUserPolicy(bytes)).to.throw(ProtocolDecodeError);
+    }
+    expect(() => decodeServerPolicy(Uint8Array.of(0x0c, ...u))).to.throw(ProtocolDecodeError, /unknown policy type/);
+  });
+
+  it("exit clause order: HTLC receive tries the user's preimage clause first with delay htlc_expiry_delta + Δ", () => {
+    const p = policyFromVector(pt.policies.find((x: any) => x.policy.type === "server-htlc-receive-v1").policy);
+    const clauses = exitClauses(p as never, ctx);
+    expect(clauses.map((c) => c.signer)).to.deep.equal(["user", "server"]);
+    expect(clauses[0]!.clause).to.include({ kind: "hash-delay-sign", delta: 40 + ctx.exitDelta });
+  });
+
+  it("property: every policy round-trips through its encoding", () => {
+    fc.assert(
+      fc.property(arbPolicy(), (p) => {
+        const bytes = encodePolicy(p);
+        expect(decodeServerPolicy(bytes)).to.deep.equal(p);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("property: random and truncated bytes only ever throw ProtocolDecodeError", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 120 }), (bytes) => {
+        try {
+          decodeServerPolicy(bytes);
+        } catch (e) {
+          expect(e).to.be.instanceOf(ProtocolDecodeError);
+        }
+      }),
+      { numRuns: 500 },
+    );
+    fc.assert(
+      fc.property(arbPolicy(), fc.nat(), (p, cut) => {
+        const bytes = encodePolicy(p);
+        const n = cut % bytes.length;
+        expect(() => decodeServerPolicy(bytes.slice(0, n))).to.throw(ProtocolDecodeError);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("taproot of a random pubkey policy commits to the server key (different S → different output)", () => {
+    fc.assert(
+      fc.property(arbPubkey(), arbPubkey(), (u, s2) => {
+        const p: ServerVtxoPolicy = { type: "pubkey", userPubkey: u };
+        const a = policyTaproot(p, ctx).scriptPubKey;
+        const b = policyTaproot(p, { ...ctx, serverPubkey: s2 }).scriptPubKey;
+        expect(toHex(a) === toHex(b)).to.equal(toHex(s2) === toHex(ctx.serverPubkey));
+      }),
+      { numRuns: 20 },
+    );
+  });
+});
