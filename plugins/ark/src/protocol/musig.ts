@@ -1,0 +1,217 @@
+/**
+ * MuSig2 (BIP-327) as the Ark protocol uses it (core spec §4.4), on top of
+ * `@scure/btc-signer/musig2.js`.
+ *
+ * | Rule | Here |
+ * |---|---|
+ * | KeySort | always: every function sorts the participant keys itself, call order never matters |
+ * | internal key | {@link musigAggregateKey}: x-only of the untweaked KeyAgg point |
+ * | key-path spends | one x-only tweak = the spent output's TapTweak ({@link musigTweakedKey}) |
+ * | script-path co-signatures | no tweak |
+ * | sizes | public nonce 66 bytes, aggregated nonce 66, secret nonce 97, partial signature 32 |
+ *
+ * The backend is hidden behind these functions so a faster implementation can replace it
+ * without touching the callers.
+ */
+import * as musig2 from "@scure/btc-signer/musig2.js";
+import { ProtocolError } from "./errors.js";
+
+/** A MuSig2 failure: a malformed key, nonce or partial signature, or an invalid contribution. */
+export class MusigError extends ProtocolError {}
+
+/** The server's partial signature (or nonce) did not verify; the whole response must be rejected. */
+export class MusigInvalidPartialSignatureError extends MusigError {}
+
+/** Byte sizes of MuSig2 objects. */
+export const MUSIG_PUB_NONCE_SIZE = 66;
+/** Secret nonce size of the backend (k1 ‖ k2 ‖ pubkey). */
+export const MUSIG_SEC_NONCE_SIZE = 97;
+/** Partial signature size. */
+export const MUSIG_PARTIAL_SIG_SIZE = 32;
+
+/** A fresh nonce pair. The secret half must be used for exactly one signature. */
+export interface MusigNonce {
+  /** 97 bytes; zeroed by {@link MusigSession.sign}. Never persist or copy it. */
+  readonly secNonce: Uint8Array;
+  /** 66 bytes, shared with the other signers. */
+  readonly pubNonce: Uint8Array;
+}
+
+function wrap<T>(what: string, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ProtocolError) throw e;
+    throw new MusigError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return a.length - b.length;
+}
+
+/** Sorts 33-byte compressed keys lexicographically (BIP-327 KeySort); returns a new array. */
+export function musigSortKeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
+  for (const k of pubkeys) if (k.length !== 33) throw new MusigError(`musig key must be 33 bytes, got ${k.length}`);
+  return [...pubkeys].sort(compareBytes);
+}
+
+/**
+ * x-only aggregate of the sorted keys, without tweak: the taproot internal key of every
+ * co-signed output ("agg(U, S)" in the spec).
+ */
+export function musigAggregateKey(pubkeys: readonly Uint8Array[]): Uint8Array {
+  const sorted = musigSortKeys(pubkeys);
+  return wrap("key aggregation", () => musig2.keyAggExport(musig2.keyAggregate(sorted)));
+}
+
+/** x-only aggregate of the sorted keys after one x-only tweak (the taproot output key when `tweak` is the TapTweak). */
+export function musigTweakedKey(pubkeys: readonly Uint8Array[], tweak: Uint8Array): Uint8Array {
+  const sorted = musigSortKeys(pubkeys);
+  return wrap("key aggregation", () => musig2.keyAggExport(musig2.keyAggregate(sorted, [tweak], [true])));
+}
+
+/** Inputs mixed into nonce generation; all but `pubkey` optional (BIP-327 NonceGen). */
+export interface MusigNonceGenInput {
+  /** The signer's 33-byte public key. */
+  pubkey: Uint8Array;
+  /** The signer's secret key (blinds the randomness). */
+  secretKey?: Uint8Array;
+  /** x-only aggregate key (tweaked or not) the nonce will be used under. */
+  aggregateKey?: Uint8Array;
+  /** The 32-byte message (sighash); binds the nonce to it. */
+  message?: Uint8Array;
+  /** Extra input (e.g. a sighash for message-bound forfeit nonces). */
+  extra?: Uint8Array;
+  /** 32 bytes of randomness; generated when absent. Tests pass fixed bytes. */
+  rand?: Uint8Array;
+}
+
+/** BIP-327 NonceGen. */
+export function musigNonceGen(input: MusigNonceGenInput): MusigNonce {
+  const n = wrap("nonce generation", () =>
+    musig2.nonceGen(input.pubkey, input.secretKey, input.aggregateKey, input.message, input.extra, input.rand),
+  );
+  return { secNonce: n.secret, pubNonce: n.public };
+}
+
+/** BIP-327 NonceAgg (order-independent sum). */
+export function musigNonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
+  for (const n of pubNonces) if (n.length !== MUSIG_PUB_NONCE_SIZE) throw new MusigError(`public nonce must be 66 bytes, got ${n.length}`);
+  return wrap("nonce aggregation", () => musig2.nonceAggregate([...pubNonces]));
+}
+
+/** Parameters of one MuSig2 signing session. */
+export interface MusigSessionParams {
+  /** All participants' 33-byte keys, any order (sorted internally). */
+  pubkeys: readonly Uint8Array[];
+  /** The aggregated nonce ({@link musigNonceAgg}). */
+  aggNonce: Uint8Array;
+  /** The 32-byte message (a BIP-341 sighash). */
+  message: Uint8Array;
+  /** Optional x-only tweak (the TapTweak of a key-path spent output). */
+  tweak?: Uint8Array;
+}
+
+/** One MuSig2 signing session over sorted keys with at most one x-only tweak. */
+export class MusigSession {
+  readonly sortedKeys: Uint8Array[];
+  private readonly inner: musig2.Session;
+
+  constructor(params: MusigSessionParams) {
+    this.sortedKeys = musigSortKeys(params.pubkeys);
+    const tweaks = params.tweak ? [params.tweak] : [];
+    this.inner = wrap("session", () =>
+      new musig2.Session(params.aggNonce, this.sortedKeys, params.message, tweaks, tweaks.map(() => true)),
+    );
+  }
+
+  /** Partial signature of the signer holding `secretKey`; consumes (zeroes) `secNonce`. */
+  sign(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array {
+    return wrap("partial signing", () => this.inner.sign(secNonce, secretKey));
+  }
+
+  /**
+   * PartialSigVerify of `partialSig` by the participant `signer`. `nonces` lists every
+   * participant's public nonce with its key (any order); their aggregate must equal the
+   * session's aggregated nonce. Returns false (never throws) for an invalid signature.
+   */
+  verifyPartial(partialSig: Uint8Array, signer: Uint8Array, nonces: readonly { pubkey: Uint8Array; pubNonce: Uint8Array }[]): boolean {
+    const idx = this.sortedKeys.findIndex((k) => compareBytes(k, signer) === 0);
+    if (idx < 0) throw new MusigError("partial signature from a key outside the session");
+    if (partialSig.length !== MUSIG_PARTIAL_SIG_SIZE || nonces.length !== this.sortedKeys.length) return false;
+    const aligned: Uint8Array[] = [];
+    for (const k of this.sortedKeys) {
+      const n = nonces.find((x) => compareBytes(x.pubkey, k) === 0);
+      if (!n) return false;
+      aligned.push(n.pubNonce);
+    }
+    try {
+      return this.inner.partialSigVerify(partialSig, aligned, idx);
+    } catch {
+      return false;
+    }
+  }
+
+  /** PartialSigAgg: the final 64-byte BIP-340 signature. `partialSigs` in any order. */
+  aggregate(partialSigs: readonly Uint8Array[]): Uint8Array {
+    return wrap("partial signature aggregation", () => this.inner.partialSigAgg([...partialSigs]));
+  }
+}
+
+/** What the server returns per co-signed message (board, arkoor; spec §4.4 "who signs first"). */
+export interface MusigCosignResponse {
+  pubNonce: Uint8Array;
+  partialSig: Uint8Array;
+}
+
+/**
+ * The responder side of a 2-party co-signature: generate a nonce after seeing the other
+ * party's public nonce and sign immediately (stateless server flow).
+ */
+export function musigRespondCosign(p: {
+  secretKey: Uint8Array;
+  pubkey: Uint8Array;
+  otherPubkey: Uint8Array;
+  otherPubNonce: Uint8Array;
+  message: Uint8Array;
+  tweak?: Uint8Array;
+  rand?: Uint8Array;
+}): MusigCosignResponse {
+  const pubkeys = [p.pubkey, p.otherPubkey];
+  const aggKey = p.tweak ? musigTweakedKey(pubkeys, p.tweak) : musigAggregateKey(pubkeys);
+  const nonce = musigNonceGen({ pubkey: p.pubkey, secretKey: p.secretKey, aggregateKey: aggKey, message: p.message, rand: p.rand });
+  const aggNonce = musigNonceAgg([p.otherPubNonce, nonce.pubNonce]);
+  const session = new MusigSession({ pubkeys, aggNonce, message: p.message, tweak: p.tweak });
+  return { pubNonce: nonce.pubNonce, partialSig: session.sign(nonce.secNonce, p.secretKey) };
+}
+
+/**
+ * The initiator side's completion: verify the responder's partial signature (throws
+ * {@link MusigInvalidPartialSignatureError} if it is invalid), add our own and return the final
+ * 64-byte signature.
+ */
+export function musigCompleteCosign(p: {
+  secretKey: Uint8Array;
+  pubkey: Uint8Array;
+  nonce: MusigNonce;
+  otherPubkey: Uint8Array;
+  response: MusigCosignResponse;
+  message: Uint8Array;
+  tweak?: Uint8Array;
+}): Uint8Array {
+  const pubkeys = [p.pubkey, p.otherPubkey];
+  const aggNonce = musigNonceAgg([p.nonce.pubNonce, p.response.pubNonce]);
+  const session = new MusigSession({ pubkeys, aggNonce, message: p.message, tweak: p.tweak });
+  const nonces = [
+    { pubkey: p.pubkey, pubNonce: p.nonce.pubNonce },
+    { pubkey: p.otherPubkey, pubNonce: p.response.pubNonce },
+  ];
+  if (!session.verifyPartial(p.response.partialSig, p.otherPubkey, nonces)) {
+    throw new MusigInvalidPartialSignatureError("co-signer partial signature does not verify");
+  }
+  const own = session.sign(p.nonce.secNonce, p.secretKey);
+  return session.aggregate([own, p.response.partialSig]);
+}
