@@ -8,6 +8,7 @@ import {
   feeRateForTarget,
   networkFromGenesisHash,
   parseBlockHeaderHex,
+  parseSubmitPackageResult,
   redactUrl,
   type BlockHeader,
   type BlockRef,
@@ -24,7 +25,7 @@ import {
 } from "@tender/core";
 import { EsploraHttp, snippet, type EsploraHttpOptions } from "./esplora-http.js";
 import { EsploraWire } from "./esplora-wire.js";
-import { parsePackageReply, parseRejection } from "./esplora-rejection.js";
+import { parseRejection } from "./esplora-rejection.js";
 
 /** Settings of an {@link EsploraChainSource}. */
 export interface EsploraChainSourceOptions extends EsploraHttpOptions {
@@ -198,7 +199,7 @@ export class EsploraChainSource implements ChainSource {
     } catch {
       throw new ChainSourceProtocolError(this.label, `package reply is not JSON: ${snippet(reply.text())}`);
     }
-    return parsePackageReply(this.label, body, txHexes.length);
+    return parseSubmitPackageResult(this.label, body, txHexes.length);
   }
 
   /** `/address/<addr>` or `/scripthash/<sha256 of the script, reversed>`. */

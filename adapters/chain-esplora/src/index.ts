@@ -1,2 +1,2 @@
 export { EsploraChainSource, type EsploraChainSourceOptions } from "./esplora-chain-source.js";
-export { parseRejection, parsePackageReply } from "./esplora-rejection.js";
+export { parseRejection } from "./esplora-rejection.js";

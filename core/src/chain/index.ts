@@ -6,3 +6,4 @@ export * from "./http-request.js";
 export * from "./fee-rates.js";
 export * from "./network.js";
 export * from "./block-header.js";
+export * from "./package-result.js";
