@@ -11,3 +11,6 @@ export * from "./script.js";
 export * from "./taproot.js";
 export * from "./clause.js";
 export * from "./policy.js";
+export * from "./tx.js";
+export * from "./sighash.js";
+export * from "./schnorr.js";
