@@ -1,1 +1,6 @@
-export {};
+/** @tender/plugin-wallet — the wallet lifecycle plugin. */
+export { walletPlugin as default, walletPlugin, WalletLifecycleToken } from "./plugin.js";
+export { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.js";
+export * from "./keys/seed.js";
+export * from "./config/wallet-config.js";
+export * from "./routes/schemas.js";

@@ -1,0 +1,189 @@
+import "reflect-metadata";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { container as rootContainer, type DependencyContainer } from "tsyringe";
+import type { NextFunction, Request, Response } from "express";
+import swaggerUi from "swagger-ui-express";
+import type { DaemonConfig } from "./config/daemon-config.js";
+import { EventBus } from "./events/event-bus.js";
+import { buildApp } from "./http/app.js";
+import type { AuthToken } from "./http/auth-token.js";
+import { generateOpenApi } from "./http/openapi.js";
+import type { RouteDefinition } from "./http/route.js";
+import { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
+import type { Logger } from "./log/logger.js";
+import { Database } from "./persistence/database.js";
+import type { MigrationDefinition } from "./persistence/migration.js";
+import type { PluginContext, TenderPlugin } from "./plugin/contract.js";
+import { orderPlugins } from "./plugin/order.js";
+import { Scheduler } from "./scheduler/scheduler.js";
+import { AuthTokenToken, DaemonConfigToken, LoggerToken } from "./tokens.js";
+import { WalletSession } from "./wallet/session.js";
+import { TENDER_VERSION } from "./version.js";
+
+/** What the kernel needs to boot. */
+export interface KernelOptions {
+  config: DaemonConfig;
+  plugins: readonly TenderPlugin[];
+  logger: Logger;
+  /** `undefined` = no-auth mode. */
+  authToken: AuthToken | undefined;
+}
+
+type Hook = () => Promise<void> | void;
+
+/**
+ * The microkernel: orders and registers plugins (load), then serves HTTP and runs the scheduler
+ * (start), and shuts everything down in reverse (stop).
+ */
+export class Kernel {
+  readonly container: DependencyContainer = rootContainer.createChildContainer();
+  readonly events: EventBus;
+  readonly scheduler: Scheduler;
+  readonly wallet: WalletSession;
+  private readonly routes: RouteDefinition[] = [];
+  private readonly wsRoutes: WebSocketRoute[] = [];
+  private readonly entities: Function[] = [];
+  private readonly migrations: MigrationDefinition[] = [];
+  private readonly startHooks: Hook[] = [];
+  private readonly stopHooks: Hook[] = [];
+  private server: Server | undefined;
+  private loaded = false;
+  /** The plugins in load order, after {@link load}. */
+  plugins: TenderPlugin[] = [];
+  database!: Database;
+
+  constructor(private readonly opts: KernelOptions) {
+    this.events = new EventBus(opts.logger.child("events"));
+    this.scheduler = new Scheduler(opts.logger.child("scheduler"));
+    this.wallet = new WalletSession(this.events);
+    const c = this.container;
+    c.registerInstance(DaemonConfigToken, opts.config);
+    c.registerInstance(LoggerToken, opts.logger);
+    c.registerInstance(AuthTokenToken, opts.authToken);
+    c.registerInstance(EventBus, this.events);
+    c.registerInstance(Scheduler, this.scheduler);
+    c.registerInstance(WalletSession, this.wallet);
+  }
+
+  /** Orders the plugins by dependency and calls each one's `register`. */
+  async load(): Promise<void> {
+    if (this.loaded) throw new Error("kernel already loaded");
+    this.plugins = orderPlugins(this.opts.plugins);
+    this.database = new Database({ entities: this.entities, migrations: this.migrations }, this.opts.logger.child("db"));
+    this.container.registerInstance(Database, this.database);
+    for (const plugin of this.plugins) {
+      const logger = this.opts.logger.child(plugin.name);
+      const ctx: PluginContext = {
+        container: this.container,
+        config: this.opts.config,
+        pluginConfig: this.opts.config.pluginConfig[plugin.name] ?? {},
+        logger,
+        events: this.events,
+        route: (r) => this.addRoute(plugin, r),
+        websocket: (w) => this.wsRoutes.push(w),
+        entities: (...e) => this.entities.push(...e),
+        migrations: (...m) => this.migrations.push(...m),
+        task: (t) => this.scheduler.add(t),
+        onStart: (h) => this.startHooks.push(h),
+        onStop: (h) => this.stopHooks.unshift(h),
+      };
+      await plugin.register(ctx);
+      logger.debug(`registered ${plugin.name} ${plugin.version}`);
+    }
+    this.addMetaRoutes();
+    this.loaded = true;
+  }
+
+  /** The registered routes (for tests and tooling). */
+  get routeTable(): readonly RouteDefinition[] {
+    return this.routes;
+  }
+
+  /** The OpenAPI 3.1 document of every documented route. */
+  openApi(): Record<string, unknown> {
+    return generateOpenApi(this.routes, {
+      title: "barkd REST API",
+      version: TENDER_VERSION,
+      description: "tender: a barkd-compatible wallet daemon (Ark, Lightning, on-chain).",
+    });
+  }
+
+  /** Runs the plugins' start hooks, starts the scheduler and listens. Returns the bound address. */
+  async start(): Promise<AddressInfo> {
+    if (!this.loaded) await this.load();
+    for (const h of this.startHooks) await h();
+    this.scheduler.start();
+    const app = buildApp({
+      routes: this.routes,
+      authToken: this.opts.authToken,
+      allowedOrigins: this.opts.config.allowedOrigins,
+      isWalletLoaded: () => this.wallet.isLoaded,
+      logger: this.opts.logger.child("http"),
+      mount: (a) => {
+        a.use("/swagger-ui", (req: Request, res: Response, next: NextFunction) => {
+          if (req.originalUrl === "/swagger-ui") return res.redirect(303, "/swagger-ui/");
+          next();
+        }, swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: "/api-docs/openapi.json" } }));
+      },
+    });
+    const server = createServer(app);
+    server.on("upgrade", (req, socket, head) => {
+      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      const route = this.wsRoutes.find((w) => w.path === path);
+      if (!route) return rejectUpgrade(socket, 404, "");
+      route.upgrade(req, socket, head);
+    });
+    this.server = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(this.opts.config.port, this.opts.config.host, () => {
+        server.off("error", reject);
+        resolve();
+      });
+    });
+    return server.address() as AddressInfo;
+  }
+
+  /** Stops in reverse: HTTP server, scheduler, plugins' stop hooks, database. */
+  async stop(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (server) {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    }
+    await this.scheduler.stop();
+    for (const h of this.stopHooks) {
+      try {
+        await h();
+      } catch (e) {
+        this.opts.logger.warn(`stop hook failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    await this.database?.close();
+  }
+
+  private addRoute(plugin: TenderPlugin, r: RouteDefinition): void {
+    const dup = this.routes.find((x) => x.method === r.method && x.path === r.path);
+    if (dup) throw new Error(`plugin ${plugin.name}: route ${r.method.toUpperCase()} ${r.path} is already registered`);
+    this.routes.push(r);
+  }
+
+  private addMetaRoutes(): void {
+    this.routes.push(
+      {
+        method: "get", path: "/ping", operationId: "ping", tag: "default", auth: "none",
+        responses: { 200: { description: "pong", contentType: "text/plain" } },
+        handler: ({ res }) => { res.status(200).type("text/plain; charset=utf-8").send("pong"); },
+      },
+      {
+        method: "get", path: "/api-docs/openapi.json", operationId: "openapi_json", auth: "none", undocumented: true,
+        responses: { 200: { description: "OpenAPI document" } },
+        handler: () => this.openApi(),
+      },
+    );
+  }
+}

@@ -1,0 +1,121 @@
+import { existsSync, rmSync } from "node:fs";
+import { MikroORM, type EntityManager } from "@mikro-orm/core";
+import { ReflectMetadataProvider } from "@mikro-orm/decorators/legacy";
+import { Migration, Migrator } from "@mikro-orm/migrations";
+import { SqliteDriver } from "@mikro-orm/sqlite";
+import { PostgreSqlDriver } from "@mikro-orm/postgresql";
+import type { Logger } from "../log/logger.js";
+import type { MigrationDefinition, SqlDialect } from "./migration.js";
+
+/** Where the data lives: an SQLite file (default, in the datadir) or a PostgreSQL schema. */
+export type DatabaseLocation =
+  | { dialect: "sqlite"; path: string }
+  | { dialect: "postgresql"; url: string; schema: string };
+
+/** The entities and migrations the plugins contributed. */
+export interface DatabaseModel {
+  entities: Function[];
+  migrations: MigrationDefinition[];
+}
+
+const MIGRATIONS_TABLE = "tender_migrations";
+
+function migrationClass(def: MigrationDefinition, dialect: SqlDialect) {
+  return class extends Migration {
+    override up(): void {
+      for (const sql of def.up(dialect)) this.addSql(sql);
+    }
+  };
+}
+
+/**
+ * The kernel's persistence: MikroORM over SQLite or PostgreSQL, with the plugins' migrations
+ * applied in order on open (never schema sync). The wallet lifecycle opens, closes and destroys it.
+ */
+export class Database {
+  private orm: MikroORM | undefined;
+  private location: DatabaseLocation | undefined;
+
+  constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
+
+  get isOpen(): boolean {
+    return this.orm !== undefined;
+  }
+
+  get dialect(): SqlDialect {
+    if (!this.location) throw new Error("database is not open");
+    return this.location.dialect;
+  }
+
+  /** Opens the database and applies pending migrations. */
+  async open(location: DatabaseLocation): Promise<void> {
+    if (this.orm) throw new Error("database is already open");
+    const migrations = {
+      tableName: MIGRATIONS_TABLE,
+      snapshot: false,
+      silent: true,
+      transactional: true,
+      allOrNothing: true,
+      migrationsList: this.model.migrations.map((m) => ({ name: m.name, class: migrationClass(m, location.dialect) })),
+      ...(location.dialect === "postgresql" ? { schema: location.schema } : {}),
+    };
+    const common = {
+      entities: this.model.entities,
+      metadataProvider: ReflectMetadataProvider,
+      extensions: [Migrator],
+      migrations,
+      debug: false,
+      allowGlobalContext: false,
+      discovery: { warnWhenNoEntities: false },
+    };
+    let orm: MikroORM;
+    if (location.dialect === "sqlite") {
+      orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path } as never);
+    } else {
+      orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: location.url, schema: location.schema } as never);
+      await orm.em.getConnection().execute(`create schema if not exists "${location.schema}"`);
+    }
+    try {
+      const applied = await orm.migrator.up();
+      if (applied.length) this.logger.debug(`applied migrations: ${applied.map((m) => m.name).join(", ")}`);
+    } catch (e) {
+      await orm.close(true);
+      throw e;
+    }
+    this.orm = orm;
+    this.location = location;
+  }
+
+  /** A fresh entity manager (one per unit of work). */
+  em(): EntityManager {
+    if (!this.orm) throw new Error("database is not open");
+    return this.orm.em.fork();
+  }
+
+  /** Names of the applied migrations, in order. */
+  async appliedMigrations(): Promise<string[]> {
+    if (!this.orm) throw new Error("database is not open");
+    return (await this.orm.migrator.getExecuted()).map((m) => m.name);
+  }
+
+  async close(): Promise<void> {
+    const orm = this.orm;
+    this.orm = undefined;
+    await orm?.close(true);
+  }
+
+  /** Closes and deletes all data: the SQLite file, or the PostgreSQL schema. */
+  async destroy(location: DatabaseLocation | undefined = this.location): Promise<void> {
+    if (location?.dialect === "postgresql") {
+      if (!this.orm) await this.open(location);
+      await this.orm!.em.getConnection().execute(`drop schema if exists "${location.schema}" cascade`);
+    }
+    await this.close();
+    if (location?.dialect === "sqlite") {
+      for (const suffix of ["", "-wal", "-shm", "-journal"]) {
+        if (existsSync(location.path + suffix)) rmSync(location.path + suffix, { force: true });
+      }
+    }
+    this.location = undefined;
+  }
+}

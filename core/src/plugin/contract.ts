@@ -1,0 +1,53 @@
+import type { DependencyContainer } from "tsyringe";
+import type { EventBus } from "../events/event-bus.js";
+import type { RouteDefinition } from "../http/route.js";
+import type { WebSocketRoute } from "../http/websocket.js";
+import type { Logger } from "../log/logger.js";
+import type { MigrationDefinition } from "../persistence/migration.js";
+import type { TaskDefinition } from "../scheduler/scheduler.js";
+import type { DaemonConfig } from "../config/daemon-config.js";
+
+/**
+ * What a plugin receives in `register`: the DI container (shared by all plugins; services are
+ * exposed through typed tokens), its configuration, and the registries it contributes to.
+ */
+export interface PluginContext {
+  readonly container: DependencyContainer;
+  readonly config: DaemonConfig;
+  /** This plugin's section of the daemon configuration (`plugins.<name>`), `{}` when absent. */
+  readonly pluginConfig: Readonly<Record<string, unknown>>;
+  readonly logger: Logger;
+  readonly events: EventBus;
+  /** Adds an HTTP route (schemas validate input and feed the OpenAPI document). */
+  route(route: RouteDefinition): void;
+  /** Adds a websocket endpoint on the same HTTP server. */
+  websocket(route: WebSocketRoute): void;
+  /** Adds MikroORM entity classes. */
+  entities(...entities: Function[]): void;
+  /** Adds migrations (applied in plugin dependency order, then list order). */
+  migrations(...migrations: MigrationDefinition[]): void;
+  /** Adds a background task to the kernel scheduler. */
+  task(task: TaskDefinition): void;
+  /** Runs after every plugin registered and before the HTTP server listens. */
+  onStart(hook: () => Promise<void> | void): void;
+  /** Runs on shutdown, in reverse plugin order. */
+  onStop(hook: () => Promise<void> | void): void;
+}
+
+/**
+ * A tender plugin: a name, a version, the plugins it needs, and a `register` function that
+ * contributes routes, entities, migrations, tasks, events and services. Everything a plugin
+ * adds is visible to others only through the tokens it exports.
+ */
+export interface TenderPlugin {
+  readonly name: string;
+  readonly version: string;
+  /** Names of plugins that must be loaded (and registered) before this one. */
+  readonly dependencies?: readonly string[];
+  register(ctx: PluginContext): void | Promise<void>;
+}
+
+/** Identity helper for typing a plugin definition. */
+export function definePlugin(plugin: TenderPlugin): TenderPlugin {
+  return plugin;
+}

@@ -1,0 +1,91 @@
+import type { Logger } from "../log/logger.js";
+
+/** A background task contributed by a plugin. */
+export interface TaskDefinition {
+  /** Unique name, `<plugin>.<task>`. */
+  name: string;
+  /** Pause between the end of one run and the start of the next, in milliseconds. */
+  intervalMs: number;
+  /** Delay before the first run (default: 0, run right away). */
+  initialDelayMs?: number;
+  /** The work; `signal` aborts when the scheduler stops. A thrown error is logged; the task keeps its schedule. */
+  run(signal: AbortSignal): Promise<void> | void;
+}
+
+interface RunningTask {
+  def: TaskDefinition;
+  timer?: NodeJS.Timeout;
+  current?: Promise<void>;
+  failures: number;
+  runs: number;
+}
+
+/**
+ * Runs tasks on intervals. Each task runs alone (never overlapping itself); an error in one task is
+ * logged and isolated. {@link stop} aborts the shared signal and waits for running tasks to end.
+ */
+export class Scheduler {
+  private readonly tasks = new Map<string, RunningTask>();
+  private controller = new AbortController();
+  private started = false;
+  constructor(private readonly logger: Logger) {}
+
+  /** Adds a task; if the scheduler is running it starts at once. */
+  add(def: TaskDefinition): void {
+    if (this.tasks.has(def.name)) throw new Error(`task ${def.name} is already scheduled`);
+    const t: RunningTask = { def, failures: 0, runs: 0 };
+    this.tasks.set(def.name, t);
+    if (this.started) this.arm(t, def.initialDelayMs ?? 0);
+  }
+
+  /** Cancels one task (waits for its current run). */
+  async remove(name: string): Promise<void> {
+    const t = this.tasks.get(name);
+    if (!t) return;
+    this.tasks.delete(name);
+    clearTimeout(t.timer);
+    await t.current;
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    this.controller = new AbortController();
+    for (const t of this.tasks.values()) this.arm(t, t.def.initialDelayMs ?? 0);
+  }
+
+  async stop(): Promise<void> {
+    this.started = false;
+    this.controller.abort();
+    for (const t of this.tasks.values()) clearTimeout(t.timer);
+    await Promise.all([...this.tasks.values()].map((t) => t.current));
+  }
+
+  /** Run counters, for health reporting and tests. */
+  stats(name: string): { runs: number; failures: number } | undefined {
+    const t = this.tasks.get(name);
+    return t && { runs: t.runs, failures: t.failures };
+  }
+
+  private arm(t: RunningTask, delay: number): void {
+    t.timer = setTimeout(() => {
+      t.current = this.runOnce(t).finally(() => {
+        t.current = undefined;
+        if (this.started && this.tasks.get(t.def.name) === t) this.arm(t, t.def.intervalMs);
+      });
+    }, delay);
+    t.timer.unref?.();
+  }
+
+  private async runOnce(t: RunningTask): Promise<void> {
+    t.runs++;
+    try {
+      await t.def.run(this.controller.signal);
+    } catch (e) {
+      t.failures++;
+      if (!this.controller.signal.aborted) {
+        this.logger.warn(`task ${t.def.name} failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+}

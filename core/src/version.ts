@@ -1,0 +1,1 @@
+export const TENDER_VERSION = "0.1.0";

@@ -1,0 +1,57 @@
+import { defineEvent, type EventBus } from "../events/event-bus.js";
+
+/** What the kernel knows about the loaded wallet. */
+export interface LoadedWallet {
+  fingerprint: string;
+  network: string;
+}
+
+/** Raised after a wallet was created or opened (its database is open). */
+export const WalletLoaded = defineEvent<LoadedWallet>("wallet.loaded");
+/** Raised after the wallet was unloaded (deleted, or the daemon is stopping). */
+export const WalletUnloaded = defineEvent<LoadedWallet>("wallet.unloaded");
+
+/**
+ * A `WalletNotification` as barkd sends it (rest-api.md §4.16): `movement-created`,
+ * `movement-updated` (with the movement) or `channel-lagging`. Plugins that create or change
+ * movements raise it; the notifications plugin delivers it.
+ */
+export type WalletNotification =
+  | { type: "movement-created"; movement: Record<string, unknown> }
+  | { type: "movement-updated"; movement: Record<string, unknown> }
+  | { type: "channel-lagging" };
+
+/** Raised for every wallet notification. */
+export const WalletNotificationRaised = defineEvent<WalletNotification>("wallet.notification");
+
+/**
+ * The kernel's record of whether a wallet is loaded; routes marked `requiresWallet` answer
+ * `422 No wallet set` without one. The wallet plugin is the only writer.
+ */
+export class WalletSession {
+  private wallet: LoadedWallet | undefined;
+  constructor(private readonly events: EventBus) {}
+
+  get current(): LoadedWallet | undefined {
+    return this.wallet;
+  }
+
+  get isLoaded(): boolean {
+    return this.wallet !== undefined;
+  }
+
+  /** Marks `wallet` as loaded and raises {@link WalletLoaded}. */
+  load(wallet: LoadedWallet): void {
+    if (this.wallet) throw new Error("a wallet is already loaded");
+    this.wallet = wallet;
+    this.events.emit(WalletLoaded, wallet);
+  }
+
+  /** Marks the wallet unloaded and raises {@link WalletUnloaded}. */
+  unload(): void {
+    const w = this.wallet;
+    if (!w) return;
+    this.wallet = undefined;
+    this.events.emit(WalletUnloaded, w);
+  }
+}

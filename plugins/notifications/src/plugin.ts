@@ -1,0 +1,39 @@
+import { EventBus, WalletLoaded, WalletNotificationRaised, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
+import { NotificationBuffer } from "./notification-buffer.js";
+import { notificationRoutes } from "./routes.js";
+import { TicketStore } from "./tickets.js";
+import { notificationWebSocket } from "./websocket-endpoint.js";
+
+/**
+ * The notifications plugin: websocket tickets, the ticket-authenticated websocket and the
+ * long-poll, fed by `WalletNotificationRaised` events from any plugin.
+ */
+export const notificationsPlugin = definePlugin({
+  name: "notifications",
+  version: "0.1.0",
+  dependencies: ["wallet"],
+  register(ctx) {
+    const events = ctx.container.resolve(EventBus);
+    const session = ctx.container.resolve(WalletSession);
+    const tickets = new TicketStore();
+    let buffer: NotificationBuffer | undefined;
+    events.on(WalletLoaded, () => {
+      buffer?.close("wallet-gone");
+      buffer = new NotificationBuffer();
+    });
+    events.on(WalletUnloaded, () => {
+      buffer?.close("wallet-gone");
+      buffer = undefined;
+    });
+    events.on(WalletNotificationRaised, (n) => buffer?.push(n));
+    for (const r of notificationRoutes(tickets, session, () => buffer)) ctx.route(r);
+    const ws = notificationWebSocket(tickets, events, session);
+    ctx.websocket(ws);
+    ctx.onStop(() => {
+      buffer?.close("stopped");
+      ws.close();
+    });
+  },
+});
+
+export default notificationsPlugin;

@@ -1,0 +1,218 @@
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import {
+  BadRequestError, Database, InternalServerError, NotFoundError, WalletSession, faultPoint, withContext, writeFileAtomic,
+  type DaemonConfig, type DatabaseLocation, type Logger,
+} from "@tender/core";
+import type { BIP32Interface } from "bip32";
+import { formatWalletConfig } from "../config/wallet-config.js";
+import { generateMnemonic, InvalidMnemonicError, masterKey, parseMnemonic, walletFingerprint } from "../keys/seed.js";
+import { WalletProperties } from "../persistence/wallet-properties.js";
+import type { CreateWalletRequest } from "../routes/schemas.js";
+import { checkRestoreRules, resolveCreateConfig } from "./create-config.js";
+import { CONFIG_FILE, CREATE_JOURNAL_FILE, DB_FILE, KEEP_ON_DELETE, MNEMONIC_FILE, toleratedOnCreate } from "./datadir-files.js";
+
+/** What a creation attempt wrote, so an interrupted one can be undone. */
+interface CreateJournal {
+  files: string[];
+  database: DatabaseLocation;
+}
+
+/** The loaded wallet's key material, for the plugins that sign. Never logged. */
+export interface WalletKeys {
+  readonly fingerprint: string;
+  readonly network: string;
+  readonly master: BIP32Interface;
+}
+
+/** Serializes lifecycle operations (create, delete, open) so they never interleave. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * Creates, opens and deletes the wallet in the datadir with barkd's rules. Creation is atomic:
+ * a journal lists what the attempt writes, the mnemonic file is written last as the commit point,
+ * and a journal found at startup without a mnemonic is rolled back.
+ */
+export class WalletLifecycle {
+  private readonly mutex = new Mutex();
+  private keys: WalletKeys | undefined;
+
+  constructor(
+    private readonly config: DaemonConfig,
+    private readonly db: Database,
+    private readonly session: WalletSession,
+    private readonly logger: Logger,
+  ) {}
+
+  private path(name: string): string {
+    return join(this.config.datadir, name);
+  }
+
+  private dbLocation(): DatabaseLocation {
+    return this.config.databaseUrl
+      ? { dialect: "postgresql", url: this.config.databaseUrl, schema: this.config.databaseSchema }
+      : { dialect: "sqlite", path: this.path(DB_FILE) };
+  }
+
+  /** The loaded wallet's keys, or `undefined`. */
+  get loadedKeys(): WalletKeys | undefined {
+    return this.keys;
+  }
+
+  /** At startup: undo an interrupted creation, then open the wallet when a mnemonic exists. */
+  async startup(): Promise<void> {
+    await this.mutex.run(async () => {
+      await this.recoverInterruptedCreate();
+      if (!existsSync(this.path(MNEMONIC_FILE))) {
+        this.logger.warn("No wallet found. Starting rest server without daemon");
+        return;
+      }
+      await this.open();
+      this.logger.info("Wallet loaded and daemon started");
+    });
+  }
+
+  /** Closes the wallet (daemon shutdown). */
+  async shutdown(): Promise<void> {
+    await this.mutex.run(async () => {
+      this.session.unload();
+      this.keys = undefined;
+      await this.db.close();
+    });
+  }
+
+  private async recoverInterruptedCreate(): Promise<void> {
+    const journalPath = this.path(CREATE_JOURNAL_FILE);
+    if (!existsSync(journalPath)) return;
+    if (existsSync(this.path(MNEMONIC_FILE))) {
+      rmSync(journalPath, { force: true }); // the creation reached its commit point
+      return;
+    }
+    this.logger.warn("an interrupted wallet creation was found; removing what it wrote");
+    const journal = JSON.parse(readFileSync(journalPath, "utf8")) as CreateJournal;
+    await this.rollback(journal);
+  }
+
+  private async rollback(journal: CreateJournal): Promise<void> {
+    await this.db.destroy(journal.database).catch((e: unknown) => this.logger.warn(`rollback: database: ${String(e)}`));
+    for (const f of journal.files) rmSync(this.path(f), { force: true });
+    rmSync(this.path(CREATE_JOURNAL_FILE), { force: true });
+  }
+
+  private async open(): Promise<void> {
+    const mnemonic = parseMnemonic(readFileSync(this.path(MNEMONIC_FILE), "utf8"));
+    const master = masterKey(mnemonic);
+    const fingerprint = walletFingerprint(master);
+    await this.db.open(this.dbLocation());
+    const props = await this.db.em().findOne(WalletProperties, { id: 1 });
+    if (!props) {
+      await this.db.close();
+      throw new Error("the wallet database holds no wallet properties");
+    }
+    if (props.fingerprint !== fingerprint) {
+      await this.db.close();
+      throw new Error(`the mnemonic's fingerprint ${fingerprint} does not match the database's ${props.fingerprint}`);
+    }
+    this.keys = { fingerprint, network: props.network, master };
+    this.session.load({ fingerprint, network: props.network });
+  }
+
+  /** `POST /api/v1/wallet/create`. */
+  create(req: CreateWalletRequest): Promise<{ fingerprint: string }> {
+    return this.mutex.run(() => this.createLocked(req));
+  }
+
+  private async createLocked(req: CreateWalletRequest): Promise<{ fingerprint: string }> {
+    if (this.session.isLoaded) throw new BadRequestError("Wallet already set");
+    let mnemonic: string;
+    try {
+      mnemonic = req.mnemonic != null ? parseMnemonic(req.mnemonic) : generateMnemonic();
+    } catch (e) {
+      if (e instanceof InvalidMnemonicError) throw new BadRequestError(`bad request: Invalid mnemonic: ${e.message}`);
+      throw e;
+    }
+    const fail = (e: unknown) => new InternalServerError(`Error while creating wallet: ${e instanceof Error ? e.message : String(e)}`);
+
+    for (const name of readdirSync(this.config.datadir)) {
+      if (toleratedOnCreate(name)) continue;
+      if (!req.force) throw fail(new Error(`Datadir has unexpected contents: ${this.path(name)}`));
+      rmSync(this.path(name), { recursive: true, force: true });
+    }
+    if (req.force && this.config.databaseUrl) await this.db.destroy(this.dbLocation());
+
+    let resolved;
+    try {
+      resolved = resolveCreateConfig(req, this.path(CONFIG_FILE));
+      checkRestoreRules(req, resolved.config);
+    } catch (e) {
+      throw fail(e);
+    }
+
+    const master = masterKey(mnemonic);
+    const fingerprint = walletFingerprint(master);
+    const journal: CreateJournal = {
+      files: [...(resolved.write ? [CONFIG_FILE] : []), MNEMONIC_FILE],
+      database: this.dbLocation(),
+    };
+    writeFileAtomic(this.path(CREATE_JOURNAL_FILE), JSON.stringify(journal), 0o600);
+    faultPoint("wallet-create:after-journal");
+    try {
+      if (resolved.write) writeFileAtomic(this.path(CONFIG_FILE), formatWalletConfig(resolved.config), 0o600);
+      faultPoint("wallet-create:after-config");
+      await this.db.open(journal.database);
+      const em = this.db.em();
+      em.create(WalletProperties, { id: 1, network: req.network, fingerprint, createdAt: new Date().toISOString() });
+      await em.flush();
+      faultPoint("wallet-create:after-db");
+      writeFileAtomic(this.path(MNEMONIC_FILE), mnemonic + "\n", 0o600); // commit point
+      faultPoint("wallet-create:after-mnemonic");
+      rmSync(this.path(CREATE_JOURNAL_FILE), { force: true });
+    } catch (e) {
+      await this.rollback(journal);
+      throw fail(e);
+    }
+    this.keys = { fingerprint, network: req.network, master };
+    this.session.load({ fingerprint, network: req.network });
+    this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
+    return { fingerprint };
+  }
+
+  /** `DELETE /api/v1/wallet`. */
+  delete(req: { dangerous: boolean; fingerprint: string }): Promise<{ deleted: boolean; message: string }> {
+    return this.mutex.run(async () => {
+      if (!req.dangerous) throw new BadRequestError("deletion not confirmed: set dangerous=true");
+      const current = this.session.current;
+      if (!current) return { deleted: false, message: "No wallet to delete" };
+      if (req.fingerprint !== current.fingerprint) throw new BadRequestError("Fingerprint does not match the loaded wallet");
+      this.session.unload();
+      this.keys = undefined;
+      try {
+        await this.db.destroy(this.dbLocation());
+        for (const name of readdirSync(this.config.datadir)) {
+          if (!KEEP_ON_DELETE.has(name)) rmSync(this.path(name), { recursive: true, force: true });
+        }
+      } catch (e) {
+        throw new InternalServerError(`Couldn't delete wallet: ${e instanceof Error ? e.message : String(e)}`);
+      }
+      this.logger.info(`wallet ${current.fingerprint} deleted`);
+      return { deleted: true, message: "Wallet deleted" };
+    });
+  }
+
+  /** `GET /api/v1/wallet/mnemonic`. */
+  mnemonic(): { mnemonic: string } {
+    if (!this.config.exposeMnemonic) throw new NotFoundError("Mnemonic endpoint is disabled", []);
+    try {
+      return { mnemonic: readFileSync(this.path(MNEMONIC_FILE), "utf8").trim() };
+    } catch (e) {
+      throw withContext("Failed to read mnemonic", new Error((e as NodeJS.ErrnoException).code ?? "unreadable"));
+    }
+  }
+}

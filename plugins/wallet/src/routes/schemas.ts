@@ -1,0 +1,42 @@
+import { z } from "@tender/core";
+import { NETWORKS } from "../config/wallet-config.js";
+
+/** barkd's error bodies, shared by the wallet routes. */
+export const BadRequestErrorSchema = z.object({ message: z.string() }).openapi("BadRequestError");
+export const NotFoundErrorSchema = z.object({ resources: z.array(z.string()), message: z.string() }).openapi("NotFoundError");
+export const InternalServerErrorSchema = z.object({ message: z.string() }).openapi("InternalServerError");
+
+export const BarkNetworkSchema = z.enum(NETWORKS).openapi("BarkNetwork");
+
+export const BitcoindAuthSchema = z
+  .union([
+    z.object({ cookie: z.object({ cookie: z.string() }) }),
+    z.object({ "user-pass": z.object({ user: z.string(), pass: z.string() }) }),
+  ])
+  .openapi("BitcoindAuth");
+
+export const ChainSourceConfigSchema = z
+  .union([
+    z.object({ bitcoind: z.object({ bitcoind: z.string(), bitcoind_auth: BitcoindAuthSchema }) }),
+    z.object({ esplora: z.object({ url: z.string() }) }),
+  ])
+  .openapi("ChainSourceConfig");
+
+export const CreateWalletRequestSchema = z
+  .object({
+    network: BarkNetworkSchema,
+    ark_server: z.string().nullish(),
+    ark_server_access_token: z.string().nullish(),
+    birthday_height: z.number().int().min(0).max(0xffffffff).nullish(),
+    chain_source: ChainSourceConfigSchema.nullish(),
+    force: z.boolean().nullish(),
+    mnemonic: z.string().nullish(),
+  })
+  .openapi("CreateWalletRequest");
+export type CreateWalletRequest = z.infer<typeof CreateWalletRequestSchema>;
+
+export const CreateWalletResponseSchema = z.object({ fingerprint: z.string() }).openapi("CreateWalletResponse");
+export const WalletExistsResponseSchema = z.object({ fingerprint: z.string().nullable() }).openapi("WalletExistsResponse");
+export const WalletDeleteRequestSchema = z.object({ dangerous: z.boolean(), fingerprint: z.string() }).openapi("WalletDeleteRequest");
+export const WalletDeleteResponseSchema = z.object({ deleted: z.boolean(), message: z.string() }).openapi("WalletDeleteResponse");
+export const MnemonicResponseSchema = z.object({ mnemonic: z.string() }).openapi("MnemonicResponse");
