@@ -1,2 +1,3 @@
 export {};
 export * from "./node/devnet-node.js";
+export * as consensus from "./consensus/index.js";
