@@ -1,0 +1,153 @@
+import { expect } from "chai";
+import { AuthToken, Kernel, NotFoundError, definePlugin, silentLogger, u32String, z, type DaemonConfig } from "../src/index.js";
+
+const config = (over: Partial<DaemonConfig> = {}): DaemonConfig => ({
+  datadir: "/nonexistent", port: 0, host: "127.0.0.1", allowedOrigins: [], exposeMnemonic: false, noAuth: false,
+  dangerouslyAllowRemoteNoAuth: false, verbose: false, quiet: true, plugins: [], pluginConfig: {}, databaseSchema: "tender", ...over,
+});
+
+const testPlugin = definePlugin({
+  name: "test-routes",
+  version: "1.0.0",
+  register(ctx) {
+    ctx.route({
+      method: "get", path: "/api/v1/things/{index}", operationId: "thing_by_index",
+      params: z.object({ index: u32String() }),
+      responses: { 200: { description: "a thing" } },
+      handler: ({ params }) => ({ index: params.index }),
+    });
+    ctx.route({
+      method: "get", path: "/api/v1/things/special", operationId: "special_thing",
+      responses: { 200: { description: "static wins" } },
+      handler: () => ({ special: true }),
+    });
+    ctx.route({
+      method: "post", path: "/api/v1/things", operationId: "make_thing",
+      body: z.object({ amount_sat: z.number().int().nonnegative() }),
+      responses: { 200: { description: "made" } },
+      handler: ({ body }) => ({ amount_sat: body.amount_sat }),
+    });
+    ctx.route({
+      method: "get", path: "/api/v1/wallet-only", operationId: "wallet_only", requiresWallet: true,
+      responses: { 200: { description: "needs a wallet" } },
+      handler: () => ({ ok: true }),
+    });
+    ctx.route({
+      method: "get", path: "/api/v1/missing", operationId: "missing",
+      responses: { 404: { description: "never there" } },
+      handler: () => { throw new NotFoundError("not found [resources=x]: thing not found", ["x"]); },
+    });
+    ctx.route({
+      method: "get", path: "/api/v1/broken", operationId: "broken",
+      responses: { 500: { description: "fails" } },
+      handler: () => { throw new Error("outer", { cause: new Error("inner") }); },
+    });
+  },
+});
+
+describe("HTTP host (rest-api.md §2.1–2.9)", () => {
+  const token = AuthToken.generate();
+  let kernel: Kernel;
+  let base: string;
+  const auth = { Authorization: `Bearer ${token.encode()}` };
+
+  before(async () => {
+    kernel = new Kernel({ config: config({ allowedOrigins: ["http://good.example"] }), plugins: [testPlugin], logger: silentLogger, authToken: token });
+    const addr = await kernel.start();
+    base = `http://127.0.0.1:${addr.port}`;
+  });
+  after(() => kernel.stop());
+
+  it("lets static segments win over path parameters", async () => {
+    expect(await (await fetch(`${base}/api/v1/things/special`, { headers: auth })).json()).to.deep.equal({ special: true });
+    expect(await (await fetch(`${base}/api/v1/things/7`, { headers: auth })).json()).to.deep.equal({ index: 7 });
+  });
+
+  it("answers a bad path parameter with a plain-text 400", async () => {
+    const r = await fetch(`${base}/api/v1/things/abc`, { headers: auth });
+    expect(r.status).to.equal(400);
+    expect(r.headers.get("content-type")).to.match(/^text\/plain/);
+  });
+
+  it("answers 415 without a JSON content type, 400 for broken JSON, 422 for a wrong shape", async () => {
+    const post = (body: string, type?: string) =>
+      fetch(`${base}/api/v1/things`, { method: "POST", body, headers: { ...auth, ...(type ? { "content-type": type } : {}) } });
+    const r415 = await post("{}", "text/plain");
+    expect(r415.status).to.equal(415);
+    expect(r415.headers.get("content-type")).to.match(/^text\/plain/);
+    expect((await post("", undefined)).status).to.equal(415);
+    expect((await post("{nope", "application/json")).status).to.equal(400);
+    expect((await post("", "application/json")).status).to.equal(400);
+    const r422 = await post('{"amount_sat": -1}', "application/json");
+    expect(r422.status).to.equal(422);
+    expect(r422.headers.get("content-type")).to.match(/^text\/plain/);
+    expect((await post('{"amount_sat": 1.5}', "application/json")).status).to.equal(422);
+    const ok = await post('{"amount_sat": 5, "unknown": true}', "application/merge-patch+json");
+    expect(ok.status).to.equal(200);
+    expect(await ok.json()).to.deep.equal({ amount_sat: 5 });
+  });
+
+  it("answers 413 for a body over 2 MiB", async () => {
+    const r = await fetch(`${base}/api/v1/things`, {
+      method: "POST", headers: { ...auth, "content-type": "application/json" }, body: `{"amount_sat":1,"x":"${"a".repeat(2 * 1024 * 1024)}"}`,
+    });
+    expect(r.status).to.equal(413);
+  });
+
+  it("answers 422 No wallet set on a wallet route when no wallet is loaded", async () => {
+    const r = await fetch(`${base}/api/v1/wallet-only`, { headers: auth });
+    expect(r.status).to.equal(422);
+    expect(await r.json()).to.deep.equal({ message: "No wallet set" });
+  });
+
+  it("maps typed errors to barkd's bodies and other failures to 500 with the cause chain", async () => {
+    const nf = await fetch(`${base}/api/v1/missing`, { headers: auth });
+    expect(nf.status).to.equal(404);
+    expect(await nf.json()).to.deep.equal({ resources: ["x"], message: "not found [resources=x]: thing not found" });
+    const e = await fetch(`${base}/api/v1/broken`, { headers: auth });
+    expect(e.status).to.equal(500);
+    expect(await e.json()).to.deep.equal({ message: "outer: inner" });
+  });
+
+  it("answers unknown paths with a JSON string 404 (no auth) and wrong methods with an empty 405", async () => {
+    const r = await fetch(`${base}/api/v1/nothing-here`);
+    expect(r.status).to.equal(404);
+    expect(await r.json()).to.equal("path not found: ");
+    const m = await fetch(`${base}/api/v1/things/special`, { method: "DELETE" });
+    expect(m.status).to.equal(405);
+    expect(await m.text()).to.equal("");
+  });
+
+  it("serves /ping without auth and the OpenAPI document of the registered routes", async () => {
+    const p = await fetch(`${base}/ping`);
+    expect(await p.text()).to.equal("pong");
+    const doc = (await (await fetch(`${base}/api-docs/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { operationId: string }>> };
+    expect(doc.openapi).to.equal("3.1.0");
+    expect(doc.paths["/api/v1/things/{index}"]!.get!.operationId).to.equal("thing_by_index");
+    expect(doc.paths["/ping"]!.get!.operationId).to.equal("ping");
+    expect(doc.paths["/api-docs/openapi.json"]).to.equal(undefined);
+  });
+
+  it("redirects /swagger-ui to /swagger-ui/ and serves Swagger UI there", async () => {
+    const r = await fetch(`${base}/swagger-ui`, { redirect: "manual" });
+    expect(r.status).to.equal(303);
+    expect(r.headers.get("location")).to.equal("/swagger-ui/");
+    const ui = await fetch(`${base}/swagger-ui/`);
+    expect(ui.status).to.equal(200);
+    expect(await ui.text()).to.contain("swagger");
+  });
+
+  it("echoes an allowed origin and answers its preflight with barkd's allow lists", async () => {
+    const pre = await fetch(`${base}/api/v1/things`, {
+      method: "OPTIONS", headers: { Origin: "http://good.example", "Access-Control-Request-Method": "POST" },
+    });
+    expect(pre.status).to.equal(200);
+    expect(pre.headers.get("access-control-allow-origin")).to.equal("http://good.example");
+    expect(pre.headers.get("access-control-allow-methods")).to.equal("GET,POST,DELETE");
+    expect(pre.headers.get("access-control-allow-headers")).to.equal("content-type,authorization");
+    const bad = await fetch(`${base}/api/v1/things`, {
+      method: "OPTIONS", headers: { Origin: "http://evil.example", "Access-Control-Request-Method": "POST" },
+    });
+    expect(bad.headers.get("access-control-allow-origin")).to.equal(null);
+  });
+});

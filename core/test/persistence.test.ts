@@ -1,0 +1,102 @@
+import { expect } from "chai";
+import { mkdtempSync, existsSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
+import { Database, defineMigration, silentLogger, type DatabaseLocation, type MigrationDefinition } from "../src/index.js";
+
+@Entity({ tableName: "test_note" })
+class Note {
+  @PrimaryKey({ type: "integer" })
+  id!: number;
+
+  @Property({ type: "string" })
+  text!: string;
+
+  @Property({ type: "bigint" })
+  amountSat!: bigint;
+}
+
+const createNotes = defineMigration({
+  name: "test_0001_notes",
+  up: (dialect) => [
+    dialect === "postgresql"
+      ? "create table test_note (id serial primary key, text varchar(255) not null, amount_sat bigint not null)"
+      : "create table test_note (id integer primary key autoincrement, text varchar(255) not null, amount_sat bigint not null)",
+  ],
+});
+const addIndex = defineMigration({ name: "test_0002_index", up: () => ["create index test_note_text on test_note (text)"] });
+const broken: MigrationDefinition = { name: "test_0003_broken", up: () => ["create table test_broken (id integer)", "this is not sql"] };
+
+/** The same suite against one backend. */
+function persistenceSuite(backend: string, location: () => DatabaseLocation | undefined): void {
+  describe(`persistence on ${backend}`, function () {
+    this.timeout(60_000);
+    let loc: DatabaseLocation;
+    before(function () {
+      const l = location();
+      if (!l) {
+        console.log(`    PostgreSQL suite skipped: TENDER_TEST_PG_URL is not set (.ci/run starts PostgreSQL and sets it)`);
+        this.skip();
+      }
+      loc = l!;
+    });
+    after(async () => {
+      if (loc) await new Database({ entities: [Note], migrations: [createNotes] }, silentLogger).destroy(loc);
+    });
+
+    it("applies the plugins' migrations in order, once, and stores bigint sats exactly", async () => {
+      const db = new Database({ entities: [Note], migrations: [createNotes, addIndex] }, silentLogger);
+      await db.open(loc);
+      expect(await db.appliedMigrations()).to.deep.equal(["test_0001_notes", "test_0002_index"]);
+      const em = db.em();
+      em.create(Note, { text: "hello", amountSat: 2_100_000_000_000_000n });
+      await em.flush();
+      await db.close();
+
+      const again = new Database({ entities: [Note], migrations: [createNotes, addIndex] }, silentLogger);
+      await again.open(loc);
+      expect(await again.appliedMigrations()).to.deep.equal(["test_0001_notes", "test_0002_index"]);
+      const notes = await again.em().find(Note, {});
+      expect(notes.map((n) => [n.text, n.amountSat])).to.deep.equal([["hello", 2_100_000_000_000_000n]]);
+      await again.close();
+    });
+
+    it("rolls a failing migration back completely and refuses to open", async () => {
+      const db = new Database({ entities: [Note], migrations: [createNotes, addIndex, broken] }, silentLogger);
+      let error: unknown;
+      await db.open(loc).catch((e: unknown) => { error = e; });
+      expect(error).to.be.instanceOf(Error);
+      expect(db.isOpen).to.equal(false);
+      const ok = new Database({ entities: [Note], migrations: [createNotes, addIndex] }, silentLogger);
+      await ok.open(loc);
+      expect(await ok.appliedMigrations()).to.deep.equal(["test_0001_notes", "test_0002_index"]);
+      const rows = await ok.em().getConnection().execute(
+        loc.dialect === "sqlite"
+          ? "select name from sqlite_master where name = 'test_broken'"
+          : `select table_name from information_schema.tables where table_schema = '${loc.dialect === "postgresql" ? loc.schema : ""}' and table_name = 'test_broken'`,
+      );
+      expect(rows).to.have.length(0);
+      await ok.close();
+    });
+
+    it("destroys all data", async () => {
+      const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      await db.open(loc);
+      await db.destroy();
+      if (loc.dialect === "sqlite") expect(existsSync(loc.path)).to.equal(false);
+      const fresh = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      await fresh.open(loc);
+      expect(await fresh.em().find(Note, {})).to.have.length(0);
+      await fresh.close();
+    });
+  });
+}
+
+const dir = mkdtempSync(join(tmpdir(), "tender-db-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+persistenceSuite("SQLite", () => ({ dialect: "sqlite", path: join(dir, "db.sqlite") }));
+persistenceSuite("PostgreSQL", () => {
+  const url = process.env.TENDER_TEST_PG_URL;
+  return url ? { dialect: "postgresql", url, schema: `t_${process.pid}_${Date.now()}` } : undefined;
+});

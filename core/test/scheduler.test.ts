@@ -1,0 +1,63 @@
+import { expect } from "chai";
+import { Scheduler, silentLogger } from "../src/index.js";
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe("scheduler", () => {
+  it("runs a task repeatedly on its interval", async () => {
+    const s = new Scheduler(silentLogger);
+    let runs = 0;
+    s.add({ name: "t", intervalMs: 10, run: () => { runs++; } });
+    s.start();
+    await sleep(80);
+    await s.stop();
+    expect(runs).to.be.greaterThan(3);
+  });
+
+  it("keeps other tasks (and the failing one) running when a task throws", async () => {
+    const s = new Scheduler(silentLogger);
+    let good = 0;
+    s.add({ name: "bad", intervalMs: 5, run: () => { throw new Error("boom"); } });
+    s.add({ name: "good", intervalMs: 5, run: () => { good++; } });
+    s.start();
+    await sleep(60);
+    await s.stop();
+    expect(good).to.be.greaterThan(3);
+    expect(s.stats("bad")!.failures).to.be.greaterThan(3);
+    expect(s.stats("bad")!.runs).to.equal(s.stats("bad")!.failures);
+  });
+
+  it("aborts the signal of a running task on stop and waits for it to end", async () => {
+    const s = new Scheduler(silentLogger);
+    let sawAbort = false;
+    let ended = false;
+    s.add({
+      name: "long", intervalMs: 1000,
+      run: (signal) => new Promise<void>((resolve) => {
+        signal.addEventListener("abort", () => { sawAbort = true; setTimeout(() => { ended = true; resolve(); }, 20); });
+      }),
+    });
+    s.start();
+    await sleep(10);
+    await s.stop();
+    expect(sawAbort).to.equal(true);
+    expect(ended).to.equal(true);
+  });
+
+  it("never overlaps runs of the same task", async () => {
+    const s = new Scheduler(silentLogger);
+    let active = 0;
+    let maxActive = 0;
+    s.add({ name: "slow", intervalMs: 1, run: async () => { active++; maxActive = Math.max(maxActive, active); await sleep(15); active--; } });
+    s.start();
+    await sleep(70);
+    await s.stop();
+    expect(maxActive).to.equal(1);
+  });
+
+  it("refuses two tasks with the same name", () => {
+    const s = new Scheduler(silentLogger);
+    s.add({ name: "x", intervalMs: 1, run() {} });
+    expect(() => s.add({ name: "x", intervalMs: 1, run() {} })).to.throw("task x is already scheduled");
+  });
+});
