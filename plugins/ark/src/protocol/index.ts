@@ -14,3 +14,7 @@ export * from "./policy.js";
 export * from "./tx.js";
 export * from "./sighash.js";
 export * from "./schnorr.js";
+export * from "./vtxo-genesis.js";
+export * from "./vtxo.js";
+export * from "./vtxo-exit.js";
+export * from "./vtxo-validate.js";
