@@ -237,7 +237,7 @@ export function evalScript(
           case OP.OP_IF: case OP.OP_NOTIF: {
             let value = false;
             if (executing) {
-              if (stack.length < 1) throw new ScriptError("UNBALANCED_CONDITIONAL");
+              need(stack, 1);
               const v = top(stack, 1);
               if (sigVersion === SigVersion.TAPSCRIPT && (v.length > 1 || (v.length === 1 && v[0] !== 1))) {
                 throw new ScriptError("TAPSCRIPT_MINIMALIF");
@@ -286,15 +286,15 @@ export function evalScript(
             break;
           case OP.OP_2DUP:
             need(stack, 2);
-            stack.push(top(stack, 2), top(stack, 2));
+            stack.push(top(stack, 2), top(stack, 1));
             break;
           case OP.OP_3DUP:
             need(stack, 3);
-            stack.push(top(stack, 3), top(stack, 3), top(stack, 3));
+            stack.push(top(stack, 3), top(stack, 2), top(stack, 1));
             break;
           case OP.OP_2OVER:
             need(stack, 4);
-            stack.push(top(stack, 4), top(stack, 4));
+            stack.push(top(stack, 4), top(stack, 3));
             break;
           case OP.OP_2ROT: {
             need(stack, 6);
