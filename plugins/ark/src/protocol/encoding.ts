@@ -299,6 +299,21 @@ export function outPointEquals(a: OutPoint, b: OutPoint): boolean {
   return a.vout === b.vout && bytesEqual(a.txid, b.txid);
 }
 
+/** Reads an optional SHA-256 hash: `0x00`, or `0x01` followed by 32 bytes. */
+export function readOptionalSha256(r: ByteReader): Uint8Array | null {
+  const tag = r.u8();
+  if (tag === 0) return null;
+  if (tag !== 1) throw new ProtocolDecodeError(`invalid option tag ${tag}`);
+  return r.bytes(32);
+}
+
+/** Writes an optional SHA-256 hash. */
+export function writeOptionalSha256(w: ByteWriter, hash: Uint8Array | null): ByteWriter {
+  if (!hash) return w.u8(0);
+  if (hash.length !== 32) throw new RangeError("sha256 hash must be 32 bytes");
+  return w.u8(1).bytes(hash);
+}
+
 /** Writes a TxOut (value u64 LE ‖ compact-size script length ‖ script). */
 export function writeTxOut(w: ByteWriter, o: TxOut): ByteWriter {
   return w.u64(o.value).varBytes(o.script);

@@ -12,7 +12,7 @@
  */
 import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
 import { ProtocolDecodeError } from "./errors.js";
-import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes } from "./encoding.js";
+import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 
 /** The secp256k1 point class used throughout the protocol core. */
@@ -39,16 +39,28 @@ export function bigIntTo32(v: bigint): Uint8Array {
   return out;
 }
 
+// Decompressing a key costs a modular square root; VTXOs repeat the same few keys, so valid
+// points are memoised (bounded; points are immutable values).
+const POINT_CACHE_MAX = 4096;
+const pointCache = new Map<string, Point>();
+
 /** Decodes a 33-byte compressed pubkey to a point; throws {@link ProtocolDecodeError} if invalid. */
 export function pubkeyToPoint(pubkey: Uint8Array): Point {
   if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw new ProtocolDecodeError("invalid public key encoding");
   }
+  const key = toHex(pubkey);
+  const cached = pointCache.get(key);
+  if (cached) return cached;
+  let p: Point;
   try {
-    return Point.fromBytes(pubkey);
+    p = Point.fromBytes(pubkey);
   } catch {
     throw new ProtocolDecodeError("invalid public key: not on the curve");
   }
+  if (pointCache.size >= POINT_CACHE_MAX) pointCache.clear();
+  pointCache.set(key, p);
+  return p;
 }
 
 /** Validates a 33-byte compressed pubkey and returns it. */
@@ -103,6 +115,20 @@ export function readPubkey(r: ByteReader): Uint8Array {
 export function writePubkey(w: ByteWriter, pubkey: Uint8Array): ByteWriter {
   if (pubkey.length !== 33) throw new RangeError("pubkey must be 33 bytes");
   return w.bytes(pubkey);
+}
+
+/** Reads an optional pubkey: `0x00` for none, else the 33 key bytes (first byte doubles as tag). */
+export function readOptionalPubkey(r: ByteReader): Uint8Array | null {
+  if (r.peekU8() === 0) {
+    r.u8();
+    return null;
+  }
+  return readPubkey(r);
+}
+
+/** Writes an optional pubkey (`0x00` when absent). */
+export function writeOptionalPubkey(w: ByteWriter, pubkey: Uint8Array | null): ByteWriter {
+  return pubkey ? writePubkey(w, pubkey) : w.u8(0);
 }
 
 /** Reads a 32-byte x-only key and checks it is a valid x coordinate. */
