@@ -26,7 +26,9 @@ export const notificationsPlugin = definePlugin({
       buffer = undefined;
     });
     events.on(WalletNotificationRaised, (n) => buffer?.push(n));
-    for (const r of notificationRoutes(tickets, session, () => buffer)) ctx.route(r);
+    // `waitTimeoutMs` shortens the 30 s long-poll window (tests); barkd has no such setting.
+    const timeout = typeof ctx.pluginConfig.waitTimeoutMs === "number" ? ctx.pluginConfig.waitTimeoutMs : undefined;
+    for (const r of notificationRoutes(tickets, session, () => buffer, timeout)) ctx.route(r);
     const ws = notificationWebSocket(tickets, events, session);
     ctx.websocket(ws);
     ctx.onStop(() => {

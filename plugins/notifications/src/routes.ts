@@ -30,6 +30,7 @@ export function notificationRoutes(
   tickets: TicketStore,
   session: WalletSession,
   buffer: () => NotificationBuffer | undefined,
+  waitTimeoutMs = WAIT_TIMEOUT_MS,
 ): RouteDefinition[] {
   return [
     {
@@ -59,7 +60,7 @@ export function notificationRoutes(
         const since = query.since === undefined ? undefined : parseRfc3339(query.since);
         const buf = buffer();
         if (!buf) throw new UnprocessableEntityError("No wallet set");
-        const r = await buf.wait(since, WAIT_TIMEOUT_MS);
+        const r = await buf.wait(since, waitTimeoutMs);
         if (r === "wallet-gone" || !session.isLoaded) throw new UnprocessableEntityError("No wallet set");
         if (r === "stopped") throw new InternalServerError("Notification manager stopped");
         if (r === "timeout") {

@@ -1,0 +1,127 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { checkAgainstBarkd } from "./barkd-schemas.js";
+
+/** The repository root (this file is test/dist/src/daemon-process.js). */
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
+const TENDERD = join(REPO_ROOT, "core", "bin", "tenderd.js");
+
+/** A fresh temporary datadir; removed by `cleanup()`. */
+export function tempDatadir(prefix = "tenderd-e2e-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Runs `tenderd` to completion (subcommands, refused starts). */
+export function runTenderd(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(), ...env } });
+    let stdout = "";
+    let stderr = "";
+    p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    p.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const t = setTimeout(() => { p.kill("SIGKILL"); reject(new Error(`tenderd ${args.join(" ")} did not exit\n${stderr}`)); }, timeoutMs);
+    p.on("exit", (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+  });
+}
+
+function baseEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: process.env.TZ };
+  if (process.env.TENDER_TEST_PG_URL && process.env.TENDER_E2E_PG !== "0") {
+    // The end-to-end suite runs on PostgreSQL too when CI provides it, one schema per daemon.
+    env.TENDER_DATABASE_URL = process.env.TENDER_TEST_PG_URL;
+    env.TENDER_DATABASE_SCHEMA = `e2e_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+  }
+  return env;
+}
+
+/** A response as the tests see it. */
+export interface ApiResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  json: unknown;
+}
+
+/** A running daemon. */
+export interface Daemon {
+  base: string;
+  port: number;
+  datadir: string;
+  proc: ChildProcess;
+  token: string | undefined;
+  stderr(): string;
+  /** Calls the API with the bearer token (unless `token: null`) and checks JSON bodies against barkd's schemas. */
+  api(method: string, path: string, opts?: { body?: unknown; token?: string | null; headers?: Record<string, string> }): Promise<ApiResponse>;
+  stop(): Promise<void>;
+  kill9(): Promise<void>;
+}
+
+let nextPort = 20000 + (process.pid % 20000);
+
+/** Starts `tenderd` on a temporary port and waits for "Server starting on". */
+export async function startDaemon(opts: { datadir?: string; args?: string[]; env?: NodeJS.ProcessEnv; config?: object; readToken?: boolean } = {}): Promise<Daemon> {
+  const datadir = opts.datadir ?? tempDatadir();
+  const port = nextPort++;
+  const args = ["--datadir", datadir, "--port", String(port), ...(opts.args ?? [])];
+  if (opts.config) {
+    const file = join(datadir + ".tenderd.json");
+    writeFileSync(file, JSON.stringify(opts.config));
+    args.push("--config", file);
+  }
+  const proc = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(), ...opts.env } });
+  let err = "";
+  proc.stdout!.on("data", () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`tenderd did not start:\n${err}`)), 20_000);
+    proc.stderr!.on("data", (d: Buffer) => {
+      err += d.toString();
+      if (err.includes("Server starting on")) { clearTimeout(t); resolve(); }
+    });
+    proc.on("exit", (code) => { clearTimeout(t); reject(new Error(`tenderd exited with ${code}:\n${err}`)); });
+  });
+  proc.removeAllListeners("exit");
+  const base = `http://127.0.0.1:${port}`;
+  const { readFileSync } = await import("node:fs");
+  const token = opts.readToken === false ? undefined : (() => { try { return readFileSync(join(datadir, "auth_token"), "utf8").trim(); } catch { return undefined; } })();
+  const exited = new Promise<void>((r) => proc.once("exit", () => r()));
+  const daemon: Daemon = {
+    base, port, datadir, proc, token,
+    stderr: () => err,
+    async api(method, path, o = {}) {
+      const headers: Record<string, string> = { ...(o.headers ?? {}) };
+      const tok = o.token === undefined ? daemon.token : o.token;
+      if (tok) headers.Authorization = `Bearer ${tok}`;
+      let body: string | undefined;
+      if (o.body !== undefined) {
+        body = typeof o.body === "string" ? o.body : JSON.stringify(o.body);
+        headers["content-type"] ??= "application/json";
+      }
+      const r = await fetch(base + path, { method, headers, body });
+      const text = await r.text();
+      let json: unknown;
+      if ((r.headers.get("content-type") ?? "").includes("application/json") && text) {
+        json = JSON.parse(text);
+        if (path.startsWith("/api/v1")) checkAgainstBarkd(method, path, r.status, json);
+      }
+      return { status: r.status, headers: r.headers, text, json };
+    },
+    async stop() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGTERM");
+      await exited;
+    },
+    async kill9() {
+      if (proc.exitCode === null && proc.signalCode === null) proc.kill("SIGKILL");
+      await exited;
+    },
+  };
+  return daemon;
+}
+
+/** Removes a temporary datadir (and its side config file). */
+export function cleanup(datadir: string): void {
+  rmSync(datadir, { recursive: true, force: true });
+  rmSync(datadir + ".tenderd.json", { force: true });
+}

@@ -1,0 +1,1 @@
+export { examplePlugin as default, examplePlugin } from "./plugin.js";

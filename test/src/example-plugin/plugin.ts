@@ -1,0 +1,64 @@
+import { Database, WalletNotificationRaised, definePlugin, z } from "@tender/core";
+import { ExampleNote, exampleNoteMigration } from "./example-note.js";
+
+/** A movement-shaped sample payload (the real Movement model arrives with the history plugin). */
+function sampleMovement(id: number): Record<string, unknown> {
+  return { id, status: "successful", subsystem: { name: "example", kind: "demo" } };
+}
+
+/**
+ * The example plugin of `docs/plugins.md`, loaded by the end-to-end tests. It shows every kind of
+ * contribution: routes with schemas, an entity with its migration, a background task and events.
+ */
+export const examplePlugin = definePlugin({
+  name: "example",
+  version: "0.1.0",
+  dependencies: ["wallet", "notifications"],
+  register(ctx) {
+    const db = ctx.container.resolve(Database);
+    let ticks = 0;
+    let nextMovementId = 1;
+
+    ctx.entities(ExampleNote);
+    ctx.migrations(exampleNoteMigration);
+    ctx.task({ name: "example.tick", intervalMs: 50, run: () => { ticks++; } });
+
+    ctx.route({
+      method: "get", path: "/api/v1/example/ticks", operationId: "example_ticks", tag: "example",
+      responses: { 200: { description: "How often the example task ran", schema: z.object({ ticks: z.number() }) } },
+      handler: () => ({ ticks }),
+    });
+    ctx.route({
+      method: "post", path: "/api/v1/example/notes", operationId: "example_add_note", tag: "example", requiresWallet: true,
+      body: z.object({ text: z.string().min(1).max(255) }),
+      responses: { 200: { description: "The stored note", schema: z.object({ id: z.number(), text: z.string() }) } },
+      handler: async ({ body }) => {
+        const em = db.em();
+        const note = em.create(ExampleNote, { text: body.text });
+        await em.flush();
+        return { id: note.id, text: note.text };
+      },
+    });
+    ctx.route({
+      method: "get", path: "/api/v1/example/notes", operationId: "example_notes", tag: "example", requiresWallet: true,
+      responses: { 200: { description: "All notes", schema: z.array(z.object({ id: z.number(), text: z.string() })) } },
+      handler: async () => (await db.em().find(ExampleNote, {}, { orderBy: { id: "asc" } })).map((n) => ({ id: n.id, text: n.text })),
+    });
+    ctx.route({
+      method: "post", path: "/api/v1/example/notify", operationId: "example_notify", tag: "example", requiresWallet: true,
+      body: z.object({ count: z.number().int().min(1).max(1000), kind: z.enum(["created", "updated"]).default("created") }),
+      responses: { 200: { description: "Ids of the movements announced", schema: z.array(z.number()) } },
+      handler: ({ body }) => {
+        const ids: number[] = [];
+        for (let i = 0; i < body.count; i++) {
+          const id = nextMovementId++;
+          ids.push(id);
+          ctx.events.emit(WalletNotificationRaised, { type: body.kind === "created" ? "movement-created" : "movement-updated", movement: sampleMovement(id) });
+        }
+        return ids;
+      },
+    });
+  },
+});
+
+export default examplePlugin;
