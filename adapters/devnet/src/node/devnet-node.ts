@@ -1,4 +1,22 @@
 import { EventEmitter } from "node:events";
+import { MempoolAcceptor, DEFAULT_POLICY, type ChainView, type PolicySettings } from "../policy/accept.js";
+import { FeeEstimates } from "../policy/fee-estimates.js";
+import { Mempool, type MempoolEntry } from "../policy/mempool.js";
+import { submitPackage as runPackage, testAccept } from "../policy/package.js";
+import { PolicyError } from "../policy/policy-error.js";
+import { addressOf, classifyScript, scriptOf } from "./address.js";
+import { assembleBlock, selectTransactions } from "./block-assembler.js";
+import { BlockStore } from "./block-store.js";
+import { validateBlock } from "./block-validator.js";
+import { REGTEST_BITS, difficultyOf, encodeBlock, encodeHeader, merkleRoot, type BlockHeader } from "./block.js";
+import { asBytes, displayHex, hex, sha256d } from "./bytes.js";
+import { ChainState, type StoredBlock } from "./chain-state.js";
+import { GENESIS_NONCE, GENESIS_TIME, genesisCoinbase } from "./coinbase.js";
+import { decodeTx, encodeTx, type Tx } from "./consensus-port.js";
+import { FaucetWallet } from "./faucet-wallet.js";
+import { ControlError, InvalidInputError } from "./node-errors.js";
+import { historyForScript, statsForScript, utxosForScript } from "./script-index.js";
+import { confirmedStatus, confirmedTxInfo, mempoolEntryInfo, mempoolTxInfo } from "./tx-info.js";
 import type {
   BlockHeaderInfo,
   BlockInfo,
@@ -21,6 +39,7 @@ import type {
 export type * from "./types.js";
 export { PolicyError } from "../policy/policy-error.js";
 export { DevnetNodeError, InvalidInputError, ControlError, BlockValidationError, DatadirError } from "./node-errors.js";
+export { REGTEST_NETWORK, scriptOf, addressOf, classifyScript } from "./address.js";
 
 /** Summary of the mempool (bitcoind `getmempoolinfo`). */
 export interface MempoolSummary {
@@ -50,9 +69,43 @@ export class DevnetNode {
   /** Always `regtest`. */
   readonly network = "regtest" as const;
   private readonly emitter = new EventEmitter();
+  private readonly chain = new ChainState();
+  private readonly mempool = new Mempool();
+  private readonly policy: PolicySettings;
+  private readonly acceptor: MempoolAcceptor;
+  private readonly fees: FeeEstimates;
+  private readonly faucetWallet: FaucetWallet;
+  private readonly store: BlockStore | undefined;
+  private readonly interval: number;
+  private clock: number;
 
   constructor(readonly options: DevnetNodeOptions = {}) {
-    void this.emitter;
+    const seed = typeof options.seed === "string" || options.seed === undefined ? new TextEncoder().encode(options.seed ?? "tender-devnet") : options.seed;
+    this.faucetWallet = new FaucetWallet(seed);
+    this.policy = { ...DEFAULT_POLICY, minRelaySatPerVb: options.minRelayFeeSatPerVb ?? 1, fullRbf: options.fullRbf ?? true };
+    this.acceptor = new MempoolAcceptor(this.chainView(), this.mempool, this.policy);
+    this.fees = new FeeEstimates(options.feeEstimates);
+    this.interval = options.blockIntervalSec ?? 600;
+    this.store = options.datadir ? new BlockStore(options.datadir) : undefined;
+    const saved = this.store?.readBlocks() ?? [];
+    if (saved.length > 0) {
+      for (const raw of saved) this.chain.connect(validateBlock(this.chain, raw, { skipScripts: true }));
+      const settings = this.store!.readSettings();
+      this.clock = Math.max(settings?.clock ?? 0, this.chain.tip!.header.time);
+      if (settings?.feeEstimates) this.fees.set(settings.feeEstimates);
+      for (const raw of this.store!.readMempool()) {
+        try {
+          this.acceptOne(decodeTx(raw), { persist: false });
+        } catch {
+          // a saved transaction that no longer fits (e.g. conflicts with a block) is dropped, as bitcoind does
+        }
+      }
+    } else {
+      this.connectOwnBlock(this.genesisBlock());
+      this.clock = (options.startTime ?? 1_767_225_600) - this.interval;
+      const premine = options.premineBlocks ?? 110;
+      for (let i = 0; i < premine; i++) this.mineOne(this.faucetWallet.script, []);
+    }
   }
 
   // ---- events -------------------------------------------------------------------------
@@ -73,94 +126,136 @@ export class DevnetNode {
 
   /** Hash of the genesis block (the real regtest genesis). */
   genesisHash(): string {
-    throw notYet();
+    return this.chain.blockAt(0)!.hash;
   }
 
   /** Height of the tip. */
   tipHeight(): number {
-    throw notYet();
+    return this.chain.height;
   }
 
   /** Hash of the tip. */
   tipHash(): string {
-    throw notYet();
+    return this.chain.tip!.hash;
   }
 
   /** Hash of the block at `height`, if the chain is that long. */
   blockHashAt(height: number): string | undefined {
-    throw notYet(height);
+    return Number.isInteger(height) && height >= 0 ? this.chain.blockAt(height)?.hash : undefined;
   }
 
   /** A block with its txids and raw bytes. */
   getBlock(hash: string): BlockInfo | undefined {
-    throw notYet(hash);
+    const b = this.chain.block(hash);
+    if (!b) return undefined;
+    return { ...this.headerInfo(b), txids: b.txs.map((t) => t.txid), raw: b.raw, rawHeader: encodeHeader(b.header) };
   }
 
   /** A block's header facts. */
   getBlockHeader(hash: string): BlockHeaderInfo | undefined {
-    throw notYet(hash);
+    const b = this.chain.block(hash);
+    return b ? this.headerInfo(b) : undefined;
   }
 
   /** Median time past of the tip (what locktime checks for the next block use). */
   medianTimePast(): number {
-    throw notYet();
+    return this.chain.tip!.medianTimePast;
   }
 
   /** A confirmed or mempool transaction. */
   getTransaction(txid: string): TxInfo | undefined {
-    throw notYet(txid);
+    const c = this.chain.tx(txid);
+    if (c) return confirmedTxInfo(this.chain, c);
+    const e = this.mempool.get(txid);
+    return e ? mempoolTxInfo(e) : undefined;
   }
 
   /** Status of a confirmed or mempool transaction. */
   getTxStatus(txid: string): TxStatus | undefined {
-    throw notYet(txid);
+    const c = this.chain.tx(txid);
+    if (c) return confirmedStatus(this.chain, c);
+    return this.mempool.has(txid) ? { confirmed: false } : undefined;
   }
 
   /** Spend status of one output; `undefined` when the transaction or output does not exist. */
   getOutspend(txid: string, vout: number): OutspendInfo | undefined {
-    throw notYet(txid, vout);
+    const outputs = this.chain.tx(txid)?.tx.outputs ?? this.mempool.get(txid)?.tx.outputs;
+    if (!outputs || !Number.isInteger(vout) || vout < 0 || vout >= outputs.length) return undefined;
+    const confirmed = this.chain.spender(txid, vout);
+    if (confirmed) {
+      return { spent: true, txid: confirmed.txid, vin: confirmed.vin, status: confirmedStatus(this.chain, this.chain.tx(confirmed.txid)!) };
+    }
+    const pending = this.mempool.spender(txid, vout);
+    if (pending) return { spent: true, txid: pending.txid, vin: pending.vin, status: { confirmed: false } };
+    return { spent: false };
   }
 
   /** Spend status of every output of a transaction. */
   getOutspends(txid: string): OutspendInfo[] | undefined {
-    throw notYet(txid);
+    const outputs = this.chain.tx(txid)?.tx.outputs ?? this.mempool.get(txid)?.tx.outputs;
+    return outputs?.map((_, vout) => this.getOutspend(txid, vout)!);
   }
 
   /** bitcoind `gettxout`: an unspent output (mempool spends hide it when `includeMempool`). */
   getTxOut(txid: string, vout: number, includeMempool = true): TxOutLookup | undefined {
-    throw notYet(txid, vout, includeMempool);
+    const coin = this.chain.coin(txid, vout);
+    const base = { bestBlock: this.tipHash() };
+    if (coin) {
+      if (includeMempool && this.mempool.spender(txid, vout)) return undefined;
+      const address = addressOf(coin.scriptPubKey);
+      return {
+        ...base,
+        confirmations: this.chain.height - coin.height + 1,
+        amountSat: coin.value,
+        scriptPubKey: coin.scriptPubKey,
+        scriptType: classifyScript(coin.scriptPubKey),
+        coinbase: coin.coinbase,
+        ...(address ? { address } : {}),
+      };
+    }
+    const out = includeMempool ? this.mempool.get(txid)?.tx.outputs[vout] : undefined;
+    if (!out || this.mempool.spender(txid, vout)) return undefined;
+    const address = addressOf(out.scriptPubKey);
+    return { ...base, confirmations: 0, amountSat: out.value, scriptPubKey: out.scriptPubKey, scriptType: classifyScript(out.scriptPubKey), coinbase: false, ...(address ? { address } : {}) };
   }
 
   /** Unspent outputs paying `dest`, confirmed and (unless excluded) mempool ones, minus mempool spends. */
   utxosForScript(dest: Destination, opts: { includeMempool?: boolean } = {}): ScriptUtxo[] {
-    throw notYet(dest, opts);
+    return utxosForScript(this.chain, this.mempool, scriptOf(dest), opts.includeMempool ?? true);
   }
 
   /** Transactions funding or spending `dest`: mempool ones first, then confirmed newest first (Esplora order). */
   historyForScript(dest: Destination): TxInfo[] {
-    throw notYet(dest);
+    return historyForScript(this.chain, this.mempool, scriptOf(dest));
   }
 
   /** Esplora `chain_stats` and `mempool_stats` for `dest`. */
   scriptStats(dest: Destination): { chain: ScriptStats; mempool: ScriptStats } {
-    throw notYet(dest);
+    return statsForScript(this.chain, this.mempool, scriptOf(dest));
   }
 
   // ---- mempool ------------------------------------------------------------------------
 
   /** Txids in the mempool, in entry order. */
   getRawMempool(): string[] {
-    throw notYet();
+    return this.mempool.all().map((e) => e.txid);
   }
 
   /** A mempool entry with ancestor/descendant figures. */
   getMempoolEntry(txid: string): MempoolEntryInfo | undefined {
-    throw notYet(txid);
+    const e = this.mempool.get(txid);
+    return e ? mempoolEntryInfo(this.mempool, e, this.acceptor.signalsRbf(txid)) : undefined;
   }
 
   /** Size, bytes and fees of the mempool. */
   mempoolInfo(): MempoolSummary {
-    throw notYet();
+    const all = this.mempool.all();
+    return {
+      size: all.length,
+      bytes: all.reduce((n, e) => n + e.vsize, 0),
+      totalFeeSat: all.reduce((n, e) => n + e.fee, 0n),
+      minRelayFeeSatPerVb: this.policy.minRelaySatPerVb,
+    };
   }
 
   /**
@@ -171,12 +266,14 @@ export class DevnetNode {
    * @throws PolicyError with bitcoind's reject reason
    */
   submitTransaction(raw: Uint8Array | string, opts: { maxFeeRateSatPerVb?: number } = {}): string {
-    throw notYet(raw, opts);
+    const tx = this.decode(raw);
+    return this.acceptOne(tx, { persist: true, maxFeeRateSatPerVb: opts.maxFeeRateSatPerVb ?? 10_000 });
   }
 
   /** bitcoind `testmempoolaccept`: one result per transaction, nothing is added. Several transactions are tested as a package. */
   testMempoolAccept(raws: readonly (Uint8Array | string)[], opts: { maxFeeRateSatPerVb?: number } = {}): MempoolAcceptResult[] {
-    throw notYet(raws, opts);
+    const txs = raws.map((r) => this.decode(r));
+    return testAccept(this.acceptor, this.mempool, txs, opts.maxFeeRateSatPerVb ?? 10_000);
   }
 
   /**
@@ -185,56 +282,93 @@ export class DevnetNode {
    * @throws PolicyError for a package of the wrong shape (bitcoind throws there too)
    */
   submitPackage(raws: readonly (Uint8Array | string)[]): SubmitPackageResult {
-    throw notYet(raws);
+    const txs = raws.map((r) => this.decode(r));
+    if (txs.length === 0) throw new InvalidInputError("package is empty");
+    const outcome = runPackage(this.acceptor, this.mempool, txs, this.policy);
+    this.announce(outcome.added, outcome.removed);
+    return outcome.result;
   }
 
   // ---- fees ---------------------------------------------------------------------------
 
   /** The configured estimates (target in blocks → sat/vB). */
   feeEstimates(): FeeEstimateTable {
-    throw notYet();
+    return this.fees.get();
   }
 
   /** Estimate for a confirmation target: the entry with the largest target ≤ `target` (the smallest one if none). */
   estimateFeeRate(target: number): number {
-    throw notYet(target);
+    return this.fees.estimate(target);
   }
 
   /** Replace the fee estimates. */
   setFeeEstimates(table: FeeEstimateTable): void {
-    throw notYet(table);
+    this.fees.set(table);
+    this.saveSettings();
   }
 
   // ---- controls -----------------------------------------------------------------------
 
   /** Mine `n` blocks taking mempool transactions by ancestor feerate; coinbase to `to` (default: the faucet wallet). */
   mine(n: number, to?: Destination): string[] {
-    throw notYet(n, to);
+    if (!Number.isInteger(n) || n < 0 || n > 10_000) throw new InvalidInputError(`cannot mine ${n} blocks`);
+    const payout = to === undefined ? this.faucetWallet.script : scriptOf(to);
+    const hashes: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const picked = selectTransactions(this.mempool);
+      hashes.push(this.mineOne(payout, picked.map((e) => ({ tx: e.tx, fee: e.fee }))));
+    }
+    return hashes;
   }
 
   /** Mine one block holding exactly these transactions (consensus-checked, policy bypassed; conflicting mempool transactions are dropped). */
   mineTransactions(raws: readonly (Uint8Array | string)[], to?: Destination): string {
-    throw notYet(raws, to);
+    const txs = raws.map((r) => this.decode(r));
+    const payout = to === undefined ? this.faucetWallet.script : scriptOf(to);
+    // fees are needed for the coinbase amount: resolve each input against the chain and earlier txs in the list
+    const created = new Map<string, bigint>();
+    const withFees = txs.map((tx) => {
+      let valueIn = 0n;
+      for (const input of tx.inputs) {
+        const prev = displayHex(input.prevTxid);
+        const value = created.get(`${prev}:${input.prevVout}`) ?? this.chain.coin(prev, input.prevVout)?.value;
+        if (value === undefined) throw new PolicyError("bad-txns-inputs-missingorspent", `input ${prev}:${input.prevVout} not in the chain`);
+        valueIn += value;
+      }
+      const id = displayHex(sha256d(encodeTx(tx, false)));
+      tx.outputs.forEach((o, i) => created.set(`${id}:${i}`, o.value));
+      const fee = valueIn - tx.outputs.reduce((n, o) => n + o.value, 0n);
+      return { tx, fee: fee < 0n ? 0n : fee };
+    });
+    return this.mineOne(payout, withFees);
   }
 
   /** Advance the fake clock (the next block's time) by `seconds`. */
   advanceTime(seconds: number): void {
-    throw notYet(seconds);
+    if (!Number.isInteger(seconds) || seconds < 0) throw new InvalidInputError(`cannot advance time by ${seconds}`);
+    this.clock += seconds;
+    this.saveSettings();
   }
 
   /** Pay `amountSat` to `to` from the internal faucet wallet; returns the mempool txid. */
   faucet(to: Destination, amountSat: bigint): string {
-    throw notYet(to, amountSat);
+    const script = scriptOf(to);
+    const raw = this.faucetWallet.pay(this.faucetWallet.spendable(this.chain, this.mempool), script, amountSat);
+    return this.submitTransaction(raw);
   }
 
   /** The faucet wallet's address. */
   faucetAddress(): string {
-    throw notYet();
+    return this.faucetWallet.address;
   }
 
   /** Remove a transaction and its descendants from the mempool; returns the removed txids. */
   evict(txid: string): string[] {
-    throw notYet(txid);
+    if (!this.mempool.has(txid)) throw new ControlError(`transaction ${txid} is not in the mempool`);
+    const removed = this.mempool.removeWithDescendants(txid).map((e) => e.txid);
+    this.saveMempool();
+    this.emitter.emit("removed", removed, "evicted");
+    return removed;
   }
 
   /**
@@ -243,15 +377,149 @@ export class DevnetNode {
    * inputs) unless the input belongs to the faucet wallet, which then signs the conflict itself.
    */
   replaceWithConfirmedConflict(txid: string, conflictRaw?: Uint8Array | string): ConfirmedConflictResult {
-    throw notYet(txid, conflictRaw);
+    const target = this.mempool.get(txid);
+    if (!target) throw new ControlError(`transaction ${txid} is not in the mempool`);
+    const doomed = [txid, ...this.mempool.descendants(txid)];
+    let conflict: Tx;
+    if (conflictRaw !== undefined) {
+      conflict = this.decode(conflictRaw);
+      const theirs = new Set(target.spent.map((c) => `${c.txid}:${c.vout}`));
+      if (!conflict.inputs.some((i) => theirs.has(`${displayHex(i.prevTxid)}:${i.prevVout}`))) {
+        throw new ControlError(`the given transaction does not spend any input of ${txid}`);
+      }
+    } else {
+      const coin = target.spent.find((c) => c.height !== undefined && hex(c.scriptPubKey) === hex(this.faucetWallet.script));
+      if (!coin) throw new ControlError(`no confirmed input of ${txid} belongs to the faucet; pass a signed conflicting transaction`);
+      conflict = decodeTx(this.faucetWallet.pay([{ txid: coin.txid, vout: coin.vout, value: coin.value, confirmed: true }], this.faucetWallet.script, coin.value - 1000n));
+    }
+    const blockHash = this.mineTransactions([encodeTx(conflict, true)]);
+    return { blockHash, conflictTxid: displayHex(sha256d(encodeTx(conflict, false))), removed: doomed.filter((t) => !this.mempool.has(t)) };
   }
 
   /** Save the mempool (when a datadir is set) and detach listeners. */
   close(): void {
+    this.saveMempool();
+    this.saveSettings();
     this.emitter.removeAllListeners();
   }
-}
 
-function notYet(..._args: unknown[]): Error {
-  return new Error("DevnetNode: not implemented yet");
+  // ---- internals ----------------------------------------------------------------------
+
+  private chainView(): ChainView {
+    const chain = this.chain;
+    return {
+      get height() {
+        return chain.height;
+      },
+      get tipMtp() {
+        return chain.tip!.medianTimePast;
+      },
+      mtpAt: (h) => chain.medianTimePastAt(h),
+      coin: (t, v) => chain.coin(t, v),
+      isConfirmed: (t) => chain.tx(t) !== undefined,
+      now: () => this.clock,
+    };
+  }
+
+  private decode(raw: Uint8Array | string): Tx {
+    try {
+      return decodeTx(asBytes(raw));
+    } catch (err) {
+      if (err instanceof InvalidInputError) throw err;
+      throw new InvalidInputError(`TX decode failed: ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+    }
+  }
+
+  private acceptOne(tx: Tx, opts: { persist: boolean; maxFeeRateSatPerVb?: number }): string {
+    const verdict = this.acceptor.evaluate(tx, { allowReplacement: true });
+    if (!verdict.ok) {
+      if (verdict.reason === "txn-already-in-mempool") return verdict.txid;
+      throw new PolicyError(verdict.reason, verdict.debug, verdict.txid);
+    }
+    const max = opts.maxFeeRateSatPerVb ?? 0;
+    if (max > 0 && Number(verdict.entry.fee) / verdict.entry.vsize > max) {
+      throw new PolicyError("max-fee-exceeded", "Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)", verdict.entry.txid);
+    }
+    const removed = this.acceptor.commit(verdict);
+    if (opts.persist) this.announce([verdict.entry], removed);
+    return verdict.entry.txid;
+  }
+
+  private announce(added: readonly MempoolEntry[], removed: readonly MempoolEntry[]): void {
+    if (added.length === 0 && removed.length === 0) return;
+    this.saveMempool();
+    if (removed.length > 0) this.emitter.emit("removed", removed.map((e) => e.txid), "replaced");
+    for (const e of added) this.emitter.emit("tx", e.txid);
+  }
+
+  private genesisBlock(): Uint8Array {
+    const cb = genesisCoinbase();
+    const header: BlockHeader = {
+      version: 1,
+      prevHash: new Uint8Array(32),
+      merkleRoot: merkleRoot([sha256d(encodeTx(cb, false))]),
+      time: GENESIS_TIME,
+      bits: REGTEST_BITS,
+      nonce: GENESIS_NONCE,
+    };
+    return encodeBlock(header, [encodeTx(cb, true)]);
+  }
+
+  private mineOne(payout: Uint8Array, txs: readonly { tx: Tx; fee: bigint }[]): string {
+    const tip = this.chain.tip!;
+    const time = Math.max(this.clock + this.interval, tip.medianTimePast + 1);
+    const raw = assembleBlock({ prevHash: tip.hash, height: this.chain.height + 1, time, payout, txs });
+    const hash = this.connectOwnBlock(raw);
+    this.clock = time;
+    this.saveSettings();
+    return hash;
+  }
+
+  /** Validates and connects a block, persists it, and brings the mempool in line with it. */
+  private connectOwnBlock(raw: Uint8Array): string {
+    const block = this.chain.connect(validateBlock(this.chain, raw));
+    this.store?.appendBlock(raw);
+    const conflicted: string[] = [];
+    for (const ctx of block.txs) {
+      if (this.mempool.has(ctx.txid)) this.mempool.remove(ctx.txid);
+      for (const input of ctx.tx.inputs) {
+        const spender = this.mempool.spender(displayHex(input.prevTxid), input.prevVout);
+        if (spender && spender.txid !== ctx.txid) conflicted.push(...this.mempool.removeWithDescendants(spender.txid).map((e) => e.txid));
+      }
+    }
+    if (block.height > 0) this.saveMempool();
+    this.emitter.emit("block", this.headerInfo(block));
+    if (conflicted.length > 0) this.emitter.emit("removed", conflicted, "conflict");
+    return block.hash;
+  }
+
+  private headerInfo(b: StoredBlock): BlockHeaderInfo {
+    const next = this.chain.blockAt(b.height + 1);
+    return {
+      hash: b.hash,
+      height: b.height,
+      version: b.header.version,
+      prevHash: displayHex(b.header.prevHash),
+      merkleRoot: displayHex(b.header.merkleRoot),
+      time: b.header.time,
+      bits: b.header.bits.toString(16).padStart(8, "0"),
+      nonce: b.header.nonce,
+      medianTimePast: b.medianTimePast,
+      txCount: b.txs.length,
+      size: b.size,
+      strippedSize: b.strippedSize,
+      weight: b.weight,
+      chainWork: b.chainWork.toString(16).padStart(64, "0"),
+      difficulty: difficultyOf(b.header.bits),
+      ...(next ? { nextHash: next.hash } : {}),
+    };
+  }
+
+  private saveMempool(): void {
+    this.store?.writeMempool(this.mempool.all().map((e) => e.raw));
+  }
+
+  private saveSettings(): void {
+    this.store?.writeSettings({ clock: this.clock, feeEstimates: this.fees.get() });
+  }
 }

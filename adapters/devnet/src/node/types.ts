@@ -145,7 +145,7 @@ export interface MempoolEntryInfo {
   readonly depends: readonly string[];
   /** In-mempool children. */
   readonly spentBy: readonly string[];
-  /** Always true: the node runs full RBF (bitcoind reports the BIP-125 signal; see README). */
+  /** BIP-125 signal, own or inherited from an ancestor, as bitcoind reports it (replacement itself is full-RBF unless `fullRbf: false`). */
   readonly bip125Replaceable: boolean;
 }
 
@@ -208,6 +208,8 @@ export interface MempoolAcceptResult {
   readonly rejectReason?: string;
   /** bitcoind's `reject-details`: reason plus debug text, e.g. `min relay fee not met, 0 < 110`. */
   readonly rejectDetails?: string;
+  /** bitcoind's `package-error` when the package as a whole is malformed (`package-not-sorted`, …). */
+  readonly packageError?: string;
 }
 
 /** One transaction's outcome in {@link DevnetNode.submitPackage}. */
@@ -257,6 +259,8 @@ export interface DevnetNodeOptions {
   readonly blockIntervalSec?: number;
   /** Minimum relay feerate, sat/vB. Default 1. */
   readonly minRelayFeeSatPerVb?: number;
+  /** Replace mempool transactions whether or not they signal BIP-125 (bitcoind ≥ 28 default). Default true. */
+  readonly fullRbf?: boolean;
   /** Initial fee estimates. Default `{1: 20, 3: 10, 6: 5, 144: 1}`. */
   readonly feeEstimates?: FeeEstimateTable;
 }

@@ -1,0 +1,222 @@
+/**
+ * Packages: bitcoind's `testmempoolaccept` over several transactions (each judged alone, in
+ * order, on top of the earlier ones; nothing kept) and `submitpackage` (a child with its
+ * parents; parents that only miss the minimum feerate are carried by the package feerate).
+ */
+import { displayHex } from "../node/bytes.js";
+import { txFacts, type Tx } from "../node/consensus-port.js";
+import type { AcceptFees, MempoolAcceptResult, PackageTxResult, SubmitPackageResult } from "../node/types.js";
+import type { Accepted, MempoolAcceptor, PolicySettings, Verdict } from "./accept.js";
+import type { Mempool, MempoolEntry } from "./mempool.js";
+import { PolicyError } from "./policy-error.js";
+
+export const MAX_PACKAGE_COUNT = 25;
+export const MAX_PACKAGE_WEIGHT = 404_000;
+
+/** Mempool changes made while judging a package, so they can be undone. */
+export class Staging {
+  readonly added: MempoolEntry[] = [];
+  readonly removed: MempoolEntry[] = [];
+
+  constructor(private readonly mempool: Mempool) {}
+
+  /** Applies a verdict through the acceptor and records it. */
+  apply(acceptor: MempoolAcceptor, verdict: Accepted): void {
+    this.removed.push(...acceptor.commit(verdict));
+    this.added.push(verdict.entry);
+  }
+
+  /** Restores the mempool as it was before the first apply. */
+  rollback(): void {
+    for (const e of [...this.added].reverse()) this.mempool.remove(e.txid);
+    for (const e of this.removed) if (!this.mempool.has(e.txid)) this.mempool.add(e);
+    this.added.length = 0;
+    this.removed.length = 0;
+  }
+}
+
+/** Core's IsWellFormedPackage: the reason a package is malformed, or undefined. */
+export function packageShapeError(txs: readonly Tx[]): string | undefined {
+  if (txs.length > MAX_PACKAGE_COUNT) return "package-too-many-transactions";
+  const facts = txs.map(txFacts);
+  if (facts.reduce((n, f) => n + f.weight, 0) > MAX_PACKAGE_WEIGHT) return "package-too-large";
+  const ids = facts.map((f) => f.txid);
+  if (new Set(ids).size !== ids.length) return "package-contains-duplicates";
+  const later = new Set(ids);
+  const spent = new Set<string>();
+  for (let i = 0; i < txs.length; i++) {
+    later.delete(ids[i]!);
+    for (const input of txs[i]!.inputs) {
+      const prev = displayHex(input.prevTxid);
+      if (later.has(prev)) return "package-not-sorted";
+      const key = `${prev}:${input.prevVout}`;
+      if (spent.has(key)) return "conflict-in-package";
+      spent.add(key);
+    }
+  }
+  return undefined;
+}
+
+/** True when every transaction but the last is a parent of the last, and no parent spends another. */
+export function isChildWithParents(txs: readonly Tx[]): boolean {
+  if (txs.length < 2) return true;
+  const ids = txs.map((t) => txFacts(t).txid);
+  const child = txs[txs.length - 1]!;
+  const childParents = new Set(child.inputs.map((i) => displayHex(i.prevTxid)));
+  const parentIds = new Set(ids.slice(0, -1));
+  for (const p of parentIds) if (!childParents.has(p)) return false;
+  for (const parent of txs.slice(0, -1)) {
+    if (parent.inputs.some((i) => parentIds.has(displayHex(i.prevTxid)))) return false;
+  }
+  return true;
+}
+
+function feerate(fee: bigint, vsize: number): number {
+  return Number(fee) / vsize;
+}
+
+function ownFees(entry: MempoolEntry): AcceptFees {
+  return { baseSat: entry.fee, effectiveFeerateSatPerVb: feerate(entry.fee, entry.vsize), effectiveIncludes: [entry.wtxid] };
+}
+
+function detail(v: { reason: string; debug?: string }): string {
+  return v.debug ? `${v.reason}, ${v.debug}` : v.reason;
+}
+
+/** `testmempoolaccept`: judges each transaction on top of the earlier ones, stops at the first refusal, keeps nothing. */
+export function testAccept(
+  acceptor: MempoolAcceptor,
+  mempool: Mempool,
+  txs: readonly Tx[],
+  maxFeeRateSatPerVb: number,
+): MempoolAcceptResult[] {
+  const facts = txs.map(txFacts);
+  if (txs.length > 1) {
+    const shape = packageShapeError(txs);
+    if (shape) return facts.map((f) => ({ txid: f.txid, wtxid: f.wtxid, packageError: shape }));
+  }
+  const staging = new Staging(mempool);
+  const results: MempoolAcceptResult[] = [];
+  let failed = false;
+  try {
+    for (const [i, tx] of txs.entries()) {
+      const f = facts[i]!;
+      if (failed) {
+        results.push({ txid: f.txid, wtxid: f.wtxid });
+        continue;
+      }
+      const v = acceptor.evaluate(tx, { allowReplacement: txs.length === 1 });
+      if (v.ok && maxFeeRateSatPerVb > 0 && feerate(v.entry.fee, v.entry.vsize) > maxFeeRateSatPerVb) {
+        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: false, rejectReason: "max-fee-exceeded", rejectDetails: "max-fee-exceeded" });
+        failed = true;
+      } else if (v.ok) {
+        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: true, vsize: v.entry.vsize, fees: ownFees(v.entry) });
+        staging.apply(acceptor, v);
+      } else {
+        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: false, rejectReason: v.reason, rejectDetails: detail(v) });
+        failed = true;
+      }
+    }
+  } finally {
+    staging.rollback();
+  }
+  return results;
+}
+
+/** Outcome of {@link submitPackage}: the RPC-shaped result and the mempool changes it made. */
+export interface PackageSubmission {
+  readonly result: SubmitPackageResult;
+  readonly added: readonly MempoolEntry[];
+  readonly removed: readonly MempoolEntry[];
+}
+
+/**
+ * `submitpackage`: each transaction first on its own fee; those refused only for their
+ * feerate are then judged together with the rest, and kept when the package feerate
+ * (their fees and sizes together) meets the minimum relay feerate.
+ * @throws PolicyError when the package is malformed or not a child with its parents
+ */
+export function submitPackage(
+  acceptor: MempoolAcceptor,
+  mempool: Mempool,
+  txs: readonly Tx[],
+  settings: PolicySettings,
+): PackageSubmission {
+  const shape = packageShapeError(txs);
+  if (shape) throw new PolicyError(shape);
+  if (!isChildWithParents(txs)) {
+    throw new PolicyError("package topology disallowed. not child-with-parents or parents depend on each other.");
+  }
+  const facts = txs.map(txFacts);
+  const results: (PackageTxResult | undefined)[] = facts.map(() => undefined);
+  const individual = new Staging(mempool);
+  const together = new Staging(mempool);
+  const carried: number[] = [];
+  let failure: string | undefined;
+
+  for (const [i, tx] of txs.entries()) {
+    const f = facts[i]!;
+    const existing = mempool.txidOfWtxid(f.wtxid) ?? (mempool.has(f.txid) ? f.txid : undefined);
+    if (existing) {
+      const e = mempool.get(existing)!;
+      results[i] = { txid: f.txid, ...(e.wtxid !== f.wtxid ? { otherWtxid: e.wtxid } : {}), vsize: e.vsize, fees: ownFees(e) };
+      continue;
+    }
+    let v: Verdict = acceptor.evaluate(tx, { allowReplacement: carried.length === 0 });
+    if (v.ok && carried.length === 0) {
+      individual.apply(acceptor, v);
+      results[i] = { txid: f.txid, vsize: v.entry.vsize, fees: ownFees(v.entry) };
+      continue;
+    }
+    if (v.ok) {
+      together.apply(acceptor, v);
+      carried.push(i);
+      continue;
+    }
+    if (v.reconsiderable) {
+      v = acceptor.evaluate(tx, { bypassFeeCheck: true, allowReplacement: false });
+      if (v.ok) {
+        together.apply(acceptor, v);
+        carried.push(i);
+        continue;
+      }
+    }
+    results[i] = { txid: f.txid, vsize: v.vsize, error: detail(v) };
+    failure = "transaction failed";
+    break;
+  }
+
+  if (!failure && carried.length > 0) {
+    const fees = together.added.reduce((n, e) => n + e.fee, 0n);
+    const vsize = together.added.reduce((n, e) => n + e.vsize, 0);
+    const required = BigInt(Math.ceil(settings.minRelaySatPerVb * vsize));
+    if (fees < required) {
+      failure = "package-fee-too-low";
+    } else {
+      const effective: AcceptFees = {
+        baseSat: 0n,
+        effectiveFeerateSatPerVb: feerate(fees, vsize),
+        effectiveIncludes: together.added.map((e) => e.wtxid),
+      };
+      for (const e of together.added) {
+        const i = facts.findIndex((f) => f.txid === e.txid);
+        results[i] = { txid: e.txid, vsize: e.vsize, fees: { ...effective, baseSat: e.fee } };
+      }
+    }
+  }
+  if (failure) {
+    together.rollback();
+    for (const i of carried) results[i] = undefined;
+  }
+  const txResults: Record<string, PackageTxResult> = {};
+  facts.forEach((f, i) => {
+    txResults[f.wtxid] = results[i] ?? { txid: f.txid, error: "unevaluated" };
+  });
+  const removed = [...individual.removed, ...(failure ? [] : together.removed)];
+  const added = [...individual.added, ...(failure ? [] : together.added)];
+  return {
+    result: { packageMsg: failure ?? "success", txResults, replacedTransactions: removed.map((e) => e.txid) },
+    added,
+    removed,
+  };
+}
