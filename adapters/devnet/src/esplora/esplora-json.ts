@@ -1,0 +1,100 @@
+import type { BlockHeaderInfo, OutspendInfo, ScriptStats, ScriptUtxo, TxInfo, TxOutputInfo, TxStatus } from "../node/types.js";
+import { classifyScript } from "../node/address.js";
+import { esploraAsm } from "./script-asm.js";
+
+/**
+ * Esplora's JSON shapes (Blockstream esplora/electrs, as mempool.space serves them), built from
+ * the node's data. Amounts are sats as JSON numbers; hashes are display-order hex.
+ */
+
+const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+const sats = (v: bigint): number => Number(v);
+
+/** `{confirmed, block_height, block_hash, block_time}` (only `confirmed` when unconfirmed). */
+export function statusJson(s: TxStatus): Record<string, unknown> {
+  if (!s.confirmed) return { confirmed: false };
+  return { confirmed: true, block_height: s.blockHeight, block_hash: s.blockHash, block_time: s.blockTime };
+}
+
+function outputJson(o: { scriptPubKey: Uint8Array; scriptType?: string; address?: string | undefined; amountSat: bigint }): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    scriptpubkey: hex(o.scriptPubKey),
+    scriptpubkey_asm: esploraAsm(o.scriptPubKey),
+    scriptpubkey_type: o.scriptType,
+  };
+  if (o.address !== undefined) out.scriptpubkey_address = o.address;
+  out.value = sats(o.amountSat);
+  return out;
+}
+
+function voutJson(o: TxOutputInfo): Record<string, unknown> {
+  return outputJson(o);
+}
+
+/** The full transaction object of `/tx/:txid`, `/address/:a/txs`, `/block/:h/txs`. */
+export function txJson(tx: TxInfo): Record<string, unknown> {
+  return {
+    txid: tx.txid,
+    version: tx.version,
+    locktime: tx.locktime,
+    vin: tx.vin.map((i) => {
+      const vin: Record<string, unknown> = {
+        txid: i.txid,
+        vout: i.vout,
+        prevout: i.prevout ? outputJson({ ...i.prevout, scriptType: classifyScript(i.prevout.scriptPubKey) }) : null,
+        scriptsig: hex(i.scriptSig),
+        scriptsig_asm: esploraAsm(i.scriptSig),
+      };
+      if (i.witness.length > 0) vin.witness = i.witness.map(hex);
+      vin.is_coinbase = i.isCoinbase;
+      vin.sequence = i.sequence;
+      return vin;
+    }),
+    vout: tx.vout.map(voutJson),
+    size: tx.size,
+    weight: tx.weight,
+    fee: tx.feeSat === undefined ? 0 : sats(tx.feeSat),
+    status: statusJson(tx.status),
+  };
+}
+
+/** `/block/:hash` */
+export function blockJson(b: BlockHeaderInfo): Record<string, unknown> {
+  return {
+    id: b.hash,
+    height: b.height,
+    version: b.version,
+    timestamp: b.time,
+    tx_count: b.txCount,
+    size: b.size,
+    weight: b.weight,
+    merkle_root: b.merkleRoot,
+    previousblockhash: /^0+$/.test(b.prevHash) ? null : b.prevHash,
+    mediantime: b.medianTimePast,
+    nonce: b.nonce,
+    bits: parseInt(b.bits, 16),
+    difficulty: b.difficulty,
+  };
+}
+
+/** `/tx/:txid/outspend/:vout` */
+export function outspendJson(o: OutspendInfo): Record<string, unknown> {
+  if (!o.spent) return { spent: false };
+  return { spent: true, txid: o.txid, vin: o.vin, status: o.status ? statusJson(o.status) : { confirmed: false } };
+}
+
+/** `/address/:a/utxo` entries. */
+export function utxoJson(u: ScriptUtxo): Record<string, unknown> {
+  return { txid: u.txid, vout: u.vout, status: statusJson(u.status), value: sats(u.amountSat) };
+}
+
+/** `chain_stats` / `mempool_stats`. */
+export function statsJson(s: ScriptStats): Record<string, unknown> {
+  return {
+    funded_txo_count: s.fundedTxoCount,
+    funded_txo_sum: sats(s.fundedTxoSumSat),
+    spent_txo_count: s.spentTxoCount,
+    spent_txo_sum: sats(s.spentTxoSumSat),
+    tx_count: s.txCount,
+  };
+}

@@ -1,0 +1,51 @@
+import express, { type Express } from "express";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { DevnetNode } from "../node/devnet-node.js";
+import { closeServer } from "../rpc/rpc-server.js";
+import { chainRoutes } from "./chain-routes.js";
+import { CONTROL_PREFIX, controlRoutes } from "./control-routes.js";
+import { esploraErrorHandler } from "./esplora-errors.js";
+import { mempoolRoutes } from "./mempool-routes.js";
+import { ScriptHashIndex } from "./script-hash-index.js";
+import { scriptRoutes } from "./script-routes.js";
+
+/** The Esplora-compatible app over `node`, with the control API under `/devnet`. */
+export function createEsploraApp(node: DevnetNode, index: ScriptHashIndex): Express {
+  const app = express();
+  app.disable("x-powered-by");
+  app.set("json replacer", (_k: string, v: unknown) => (typeof v === "bigint" ? Number(v) : v));
+  app.use(CONTROL_PREFIX, controlRoutes(node));
+  app.use(chainRoutes(node));
+  app.use(scriptRoutes(node, index));
+  app.use(mempoolRoutes(node));
+  app.use((_req, res) => void res.status(404).type("text/plain").send("Not found"));
+  app.use(esploraErrorHandler);
+  return app;
+}
+
+/** A running Esplora face. */
+export interface EsploraServer {
+  readonly url: string;
+  readonly port: number;
+  close(): Promise<void>;
+}
+
+/** Starts the Esplora face on 127.0.0.1 (`port` 0 picks a free one). */
+export async function startEsploraServer(node: DevnetNode, port = 0): Promise<EsploraServer> {
+  const index = new ScriptHashIndex(node);
+  const server = createServer(createEsploraApp(node, index));
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+  const actual = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${actual}`,
+    port: actual,
+    close: async () => {
+      index.close();
+      await closeServer(server);
+    },
+  };
+}
