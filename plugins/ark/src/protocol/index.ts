@@ -18,3 +18,4 @@ export * from "./vtxo-genesis.js";
 export * from "./vtxo.js";
 export * from "./vtxo-exit.js";
 export * from "./vtxo-validate.js";
+export * from "./address.js";
