@@ -17,4 +17,14 @@ export { isFinalTx, sequenceLocksSatisfied, calculateSequenceLocks, checkCoinbas
 export { sigOpCost, legacySigOpCount, p2shSigOpCount } from "./sigops.js";
 export { verifyScript, type SignatureChecker } from "./verify-script.js";
 export { verifyInputScripts, TransactionSignatureChecker, PrecomputedTxData } from "./verify-tx.js";
-export { legacySighash, segwitV0Sighash, taprootSighash, SighashType } from "./sighash.js";
+export {
+  legacySighash, segwitV0Sighash, taprootSighash, taprootSigMessage, tapLeafHash, tapBranchHash, tapTweakHash, SighashType,
+  type TapscriptContext,
+} from "./sighash.js";
+export { taprootOutputKey, taprootScriptPubKey, controlBlock, type TaprootOutput } from "./taproot.js";
+export { checkInputValues, moneyRange, MAX_MONEY, MAX_BLOCK_WEIGHT } from "./tx-check.js";
+export { scriptSigOpCount, witnessSigOpCount, MAX_BLOCK_SIGOPS_COST } from "./sigops.js";
+export { SigVersion, type ExecutionData } from "./checker.js";
+export { evalScript } from "./interpreter.js";
+export { OP, opcodeName, isOpSuccess } from "./opcodes.js";
+export { parseScript, isPushOnly, isP2SH, witnessProgram, pushData, type ScriptOp } from "./script.js";

@@ -158,11 +158,12 @@ export interface TapscriptContext {
 }
 
 /**
- * BIP-341 signature hash (key path) or BIP-342 (script path when `tapscript` is given).
- * `annex` is the full annex including its 0x50 tag. Returns undefined for an invalid hash type or
- * SIGHASH_SINGLE without a matching output (Core then fails with SCHNORR_SIG_HASHTYPE).
+ * BIP-341 signature message (SigMsg with its leading epoch byte) for the key path, or BIP-342's
+ * extended message for the script path when `tapscript` is given. `annex` is the full annex including
+ * its 0x50 tag. Returns undefined for an invalid hash type or SIGHASH_SINGLE without a matching
+ * output (Core then fails with SCHNORR_SIG_HASHTYPE).
  */
-export function taprootSighash(
+export function taprootSigMessage(
   data: PrecomputedTxData, inputIndex: number, hashType: number, annex: Uint8Array | undefined,
   tapscript?: TapscriptContext,
 ): Uint8Array | undefined {
@@ -192,7 +193,16 @@ export function taprootSighash(
     w.bytes(sha256(new ByteWriter().u64(out.value).varBytes(out.scriptPubKey).finish()));
   }
   if (tapscript !== undefined) w.bytes(tapscript.leafHash).u8(0).u32(tapscript.codeSeparatorPos);
-  return taggedHash("TapSighash", w.finish());
+  return w.finish();
+}
+
+/** BIP-341/342 signature hash: TapSighash(message) of {@link taprootSigMessage}; same arguments and undefined cases. */
+export function taprootSighash(
+  data: PrecomputedTxData, inputIndex: number, hashType: number, annex: Uint8Array | undefined,
+  tapscript?: TapscriptContext,
+): Uint8Array | undefined {
+  const msg = taprootSigMessage(data, inputIndex, hashType, annex, tapscript);
+  return msg === undefined ? undefined : taggedHash("TapSighash", msg);
 }
 
 /** BIP-341 leaf hash: TapLeaf(leafVersion ‖ compact_size(script) ‖ script). */
