@@ -19,3 +19,4 @@ export * from "./vtxo.js";
 export * from "./vtxo-exit.js";
 export * from "./vtxo-validate.js";
 export * from "./address.js";
+export * from "./signatures.js";
