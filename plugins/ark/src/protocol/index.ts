@@ -2,6 +2,7 @@
  * Ark protocol core (pure: bytes in, bytes out). Spec: ark-protocol-core.md.
  */
 export * from "./errors.js";
+export * from "./constants.js";
 export * from "./encoding.js";
 export * from "./hashes.js";
 export * from "./keys.js";

@@ -22,7 +22,7 @@ import { transitionSpentOutput, transitionWitness, type GenesisItem, type SpentO
 export const EXIT_TX_VERSION = 3;
 
 /** One rebuilt exit transaction with its signing data. */
-export interface ExitTx {
+export interface ExitChainTx {
   /** The transaction with the transition's witness (empty witness if not fully signed). */
   readonly tx: Transaction;
   /** Txid, internal byte order. */
@@ -75,13 +75,13 @@ export function buildExitTx(prevout: OutPoint, item: GenesisItem, continuing: Tx
  * Rebuilds every exit transaction of `vtxo`, ordered from the anchor to the VTXO (bark's
  * `transactions()`). Throws {@link VtxoValidationError} when the amounts do not add up.
  */
-export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitTx[] {
+export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitChainTx[] {
   const ctx = vtxoPolicyContext(vtxo);
   const spents = vtxo.genesis.map((item) => transitionSpentOutput(item.transition, ctx));
   const finalScript = policyScriptPubKey(vtxo.policy, ctx);
   let current = chainAmount(vtxo);
   let prevout = vtxo.anchorPoint;
-  const out: ExitTx[] = [];
+  const out: ExitChainTx[] = [];
   vtxo.genesis.forEach((item, i) => {
     const flow = itemOutflow(item);
     if (current < flow) throw new VtxoValidationError(`genesis item ${i} spends more than its input`);

@@ -19,7 +19,7 @@ import { verifySchnorr } from "./schnorr.js";
 import type { Transaction } from "./tx.js";
 import { txid as computeTxid } from "./tx.js";
 import { vtxoPolicyContext, type Vtxo } from "./vtxo.js";
-import { chainAmount, exitChain, type ExitTx } from "./vtxo-exit.js";
+import { chainAmount, exitChain, type ExitChainTx } from "./vtxo-exit.js";
 import { transitionHasAllWitnesses } from "./vtxo-genesis.js";
 
 /** Dust limits per output type (spec §7.4, §12.1). */
@@ -29,7 +29,7 @@ export const VTXO_DUST: Sats = 330n;
 /** Largest standard OP_RETURN output script. */
 export const MAX_OP_RETURN_SCRIPT = 83;
 
-function validateChain(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction, checkSignatures: boolean): ExitTx[] {
+function validateChain(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction, checkSignatures: boolean): ExitChainTx[] {
   if (!bytesEqual(computeTxid(anchorTx), vtxo.anchorPoint.txid)) {
     throw new VtxoValidationError("anchor transaction does not match the chain anchor txid");
   }
@@ -69,12 +69,12 @@ function validateChain(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction, chec
  * Validates a VTXO against the full chain-anchor transaction: anchor output, amounts, every
  * transition signature (and preimage), and the id. Returns the rebuilt exit chain.
  */
-export function validateVtxo(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction): ExitTx[] {
+export function validateVtxo(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction): ExitChainTx[] {
   return validateChain(vtxo, anchorTx, true);
 }
 
 /** Like {@link validateVtxo} without signature checks (VTXOs still being signed). */
-export function validateVtxoUnsigned(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction): ExitTx[] {
+export function validateVtxoUnsigned(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Transaction): ExitChainTx[] {
   return validateChain(vtxo, anchorTx, false);
 }
 
