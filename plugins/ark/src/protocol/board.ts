@@ -17,6 +17,8 @@ import { taprootOutput, type TaprootOutput } from "./taproot.js";
 import { policyScriptPubKey, type PubkeyPolicy } from "./policy.js";
 import { P2A_SCRIPT } from "./script.js";
 import { txid, type Transaction } from "./tx.js";
+import type { Vtxo } from "./vtxo.js";
+import { bytesEqual, outPointEquals } from "./encoding.js";
 import { taprootSighash } from "./sighash.js";
 
 /** Output index of the board VTXO in the board exit tx. */
@@ -25,7 +27,7 @@ export const BOARD_EXIT_VTXO_VOUT = 0;
 export const MAX_BOARD_FUNDING_INPUTS = 100;
 
 /** Why a board was refused. */
-export type BoardErrorKind = "zero-amount" | "fee-higher-than-amount" | "zero-after-fee" | "signature";
+export type BoardErrorKind = "zero-amount" | "fee-higher-than-amount" | "zero-after-fee" | "signature" | "not-a-board";
 
 /** A board amount/fee combination that cannot make a VTXO. */
 export class BoardError extends ProtocolError {
@@ -116,4 +118,44 @@ export function signedBoardExitTx(board: BoardExit, signature: Uint8Array): Tran
   if (signature.length !== 64) throw new BoardError("signature", "board signature must be 64 bytes");
   const input = board.exitTx.inputs[0]!;
   return { ...board.exitTx, inputs: [{ ...input, witness: [signature] }] };
+}
+
+/**
+ * The board VTXO (§9.1): amount A − F, anchored at the funding outpoint, one `cosigned` item
+ * `[U, S]` with output index 0 and fee F; `signature` null gives the unsigned VTXO.
+ */
+export function boardVtxo(board: BoardExit, signature: Uint8Array | null): Vtxo<PubkeyPolicy> {
+  if (signature && signature.length !== 64) throw new BoardError("signature", "board signature must be 64 bytes");
+  const { params } = board;
+  return {
+    amount: board.vtxoAmount,
+    expiryHeight: params.expiryHeight,
+    serverPubkey: params.serverPubkey,
+    exitDelta: params.exitDelta,
+    anchorPoint: board.fundingOutpoint,
+    genesis: [{ transition: { kind: "cosigned", pubkeys: [params.userPubkey, params.serverPubkey], signature }, outputIdx: BOARD_EXIT_VTXO_VOUT, otherOutputs: [], feeAmount: board.fee }],
+    policy: { type: "pubkey", userPubkey: params.userPubkey },
+    point: { txid: board.exitTxid, vout: BOARD_EXIT_VTXO_VOUT },
+  };
+}
+
+/**
+ * The server's registration check (§9.2 step 7, after `validateVtxo`): the VTXO is a board of
+ * `serverPubkey` funded by `fundingTx` — one `cosigned` item, and the exit tx rebuilt from
+ * amount + fee has the VTXO's id. Returns the rebuilt board; throws {@link BoardError}.
+ */
+export function boardFromVtxo(vtxo: Vtxo, fundingTx: Transaction, serverPubkey: Uint8Array): BoardExit {
+  if (!bytesEqual(txid(fundingTx), vtxo.anchorPoint.txid)) throw new BoardError("not-a-board", "funding txid mismatch");
+  if (!bytesEqual(vtxo.serverPubkey, serverPubkey)) throw new BoardError("not-a-board", "server pubkey mismatch");
+  const item = vtxo.genesis[0];
+  if (vtxo.genesis.length !== 1 || !item) throw new BoardError("not-a-board", `incorrect number of genesis items ${vtxo.genesis.length}, should be 1`);
+  if (vtxo.policy.type !== "pubkey") throw new BoardError("not-a-board", "board VTXOs have a pubkey policy");
+  const board = buildBoardExit(
+    { userPubkey: vtxo.policy.userPubkey, serverPubkey, expiryHeight: vtxo.expiryHeight, exitDelta: vtxo.exitDelta },
+    vtxo.anchorPoint,
+    vtxo.amount + item.feeAmount,
+    item.feeAmount,
+  );
+  if (!outPointEquals({ txid: board.exitTxid, vout: BOARD_EXIT_VTXO_VOUT }, vtxo.point)) throw new BoardError("not-a-board", "vtxo id mismatch");
+  return board;
 }

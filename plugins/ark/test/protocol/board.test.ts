@@ -4,7 +4,10 @@ import * as ecc from "tiny-secp256k1";
 import { arkVectors } from "./ark-vectors.js";
 import { fromHex, toHex, reverseBytes, formatOutPoint, encodeOutPoint } from "../../src/protocol/encoding.js";
 import { encodeTx, txid, txidHex, type Transaction } from "../../src/protocol/tx.js";
-import { BoardError, boardFundingTaproot, buildBoardExit, checkBoardAmounts, signedBoardExitTx } from "../../src/protocol/board.js";
+import { BoardError, boardFromVtxo, boardFundingTaproot, boardVtxo, buildBoardExit, checkBoardAmounts, signedBoardExitTx } from "../../src/protocol/board.js";
+import { decodeTx } from "../../src/protocol/tx.js";
+import { decodeVtxo, encodeVtxo } from "../../src/protocol/vtxo.js";
+import { validateVtxo } from "../../src/protocol/vtxo-validate.js";
 import { musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey } from "../../src/protocol/musig.js";
 
 const B = arkVectors.board;
@@ -37,6 +40,23 @@ describe("board (core spec §9)", () => {
       const funding: Transaction = { version: 2, locktime: 0, inputs: [], outputs: [{ value: BigInt(t.amount), script: boardFundingTaproot(params).scriptPubKey }] };
       expect(toHex(encodeTx(funding))).to.equal(t.funding_tx_hex);
       expect(`${txidHex(funding)}:0`).to.equal(t.expected_funding_outpoint);
+    });
+
+    it("the vector's notes hold: the zero-input funding tx looks like a segwit marker, provenance kinds are known", () => {
+      const funding: Transaction = { version: 2, locktime: 0, inputs: [], outputs: [{ value: BigInt(t.amount), script: boardFundingTaproot(params).scriptPubKey }] };
+      const bytes = encodeTx(funding);
+      expect(t.funding_tx_note).to.include("zero inputs");
+      expect([bytes[4], bytes[5]]).to.deep.equal([0x00, 0x01]);
+      let reparsed: Transaction | undefined;
+      try {
+        reparsed = decodeTx(bytes);
+      } catch {
+        reparsed = undefined;
+      }
+      expect(reparsed === undefined || txidHex(reparsed) !== txidHex(funding)).to.equal(true);
+      const kinds = Object.keys(arkVectors.meta.provenance);
+      expect(kinds).to.include(t.provenance_expected_funding_outpoint);
+      expect(kinds.some((k) => (t.provenance_exit as string).startsWith(k))).to.equal(true);
     });
 
     it("exit tx, its txid, the VTXO id, the sighash and the MuSig2 tweak", () => {
@@ -91,6 +111,39 @@ describe("board (core spec §9)", () => {
       const id = { txid: board.exitTxid, vout: 0 };
       expect(formatOutPoint(id)).to.equal(d.vtxo_id);
       expect(toHex(encodeOutPoint(id))).to.equal(d.vtxo_id_bytes_hex);
+    });
+  });
+
+  describe("board VTXO (vtxo_encoding board_vtxo)", () => {
+    const V2 = arkVectors.vtxo_encoding.encoding_version_2;
+    const G = K.vtxo_vector_generation;
+    const ref = (V2.vtxos as { name: string; hex: string }[]).find((v) => v.name === "board_vtxo")!;
+    const anchor = decodeTx(fromHex(V2.anchor_tx.hex));
+    const refVtxo = decodeVtxo(fromHex(ref.hex));
+    const params = { userPubkey: fromHex(G.board_user_key.public_key), serverPubkey: fromHex(G.server_key.public_key), expiryHeight: refVtxo.expiryHeight, exitDelta: refVtxo.exitDelta };
+
+    it("built from the board parameters and the reference signature it encodes byte-exact and validates", () => {
+      const fee = refVtxo.genesis[0]!.feeAmount;
+      const board = buildBoardExit(params, refVtxo.anchorPoint, refVtxo.amount + fee, fee);
+      expect(toHex(board.fundingOutput.script)).to.equal(toHex(anchor.outputs[refVtxo.anchorPoint.vout]!.script));
+      const vtxo = boardVtxo(board, refVtxo.genesis[0]!.transition.signature);
+      expect(toHex(encodeVtxo(vtxo))).to.equal(ref.hex);
+      expect(() => validateVtxo(vtxo, anchor)).to.not.throw();
+    });
+
+    it("a freshly co-signed board validates; the server recognises it as a board of its key", () => {
+      const fee = 330n;
+      const board = buildBoardExit(params, refVtxo.anchorPoint, 10_330n, fee);
+      const userSk = fromHex(G.board_user_key.secret_key);
+      const serverSk = fromHex(G.server_key.secret_key);
+      const nonce = musigNonceGen({ pubkey: params.userPubkey, secretKey: userSk, message: board.sighash });
+      const response = musigRespondCosign({ secretKey: serverSk, pubkey: params.serverPubkey, otherPubkey: params.userPubkey, otherPubNonce: nonce.pubNonce, message: board.sighash, tweak: board.tweak });
+      const sig = musigCompleteCosign({ secretKey: userSk, pubkey: params.userPubkey, nonce, otherPubkey: params.serverPubkey, response, message: board.sighash, tweak: board.tweak });
+      const vtxo = boardVtxo(board, sig);
+      expect(() => validateVtxo(vtxo, anchor)).to.not.throw();
+      expect(boardFromVtxo(vtxo, anchor, params.serverPubkey).exitTxid).to.deep.equal(board.exitTxid);
+      expect(() => boardFromVtxo(vtxo, anchor, fromHex(K.dummy_server_key.public_key))).to.throw(BoardError, "server pubkey mismatch");
+      expect(() => boardFromVtxo({ ...vtxo, amount: vtxo.amount - 1n }, anchor, params.serverPubkey)).to.throw(BoardError, "vtxo id mismatch");
     });
   });
 
