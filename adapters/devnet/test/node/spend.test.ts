@@ -1,0 +1,110 @@
+import { expect } from "chai";
+import { DevnetNode, PolicyError } from "../../src/node/devnet-node.js";
+import { TestKey, buildTx, fund, patchOutputAmount, refusal } from "./tx-kit.js";
+
+describe("devnet node: faucet, spends and lookups", function () {
+  let node: DevnetNode;
+  const alice = new TestKey("alice");
+  const bob = new TestKey("bob");
+  before(() => {
+    node = new DevnetNode({ seed: "spend-test" });
+  });
+
+  it("faucet pays an address into the mempool, and mining confirms it", () => {
+    const txid = node.faucet(alice.wpkh.address, 250_000n);
+    expect(node.getRawMempool()).to.include(txid);
+    const pending = node.utxosForScript(alice.wpkh.address);
+    expect(pending).to.have.length(1);
+    expect(pending[0]!.status.confirmed).to.equal(false);
+    expect(node.scriptStats(alice.wpkh.address).mempool.fundedTxoSumSat).to.equal(250_000n);
+    node.mine(1);
+    expect(node.getRawMempool()).to.not.include(txid);
+    const confirmed = node.utxosForScript(alice.wpkh.address);
+    expect(confirmed.map((u) => [u.txid, u.amountSat, u.status.confirmed])).to.deep.equal([[txid, 250_000n, true]]);
+    expect(node.scriptStats(alice.wpkh.address).chain.fundedTxoSumSat).to.equal(250_000n);
+  });
+
+  it("accepts a signed P2WPKH spend and a P2TR key-path spend, with fees and prevouts reported", () => {
+    const coin = fund(node, alice, 100_000n);
+    const tx = buildTx({ inputs: [coin], outputs: [{ script: bob.tr.script, amount: 99_000n }] });
+    expect(node.submitTransaction(tx.hex)).to.equal(tx.txid);
+    const info = node.getTransaction(tx.txid)!;
+    expect(info.feeSat).to.equal(1000n);
+    expect(info.vin[0]!.prevout!.amountSat).to.equal(100_000n);
+    expect(info.vin[0]!.prevout!.address).to.equal(alice.wpkh.address);
+    expect(info.vout[0]!.address).to.equal(bob.tr.address);
+    expect(info.vout[0]!.scriptType).to.equal("v1_p2tr");
+    node.mine(1);
+    const trSpend = buildTx({ inputs: [tx.coin(0, bob, true)], outputs: [{ script: alice.wpkh.script, amount: 98_000n }] });
+    expect(node.submitTransaction(trSpend.hex)).to.equal(trSpend.txid);
+    expect(node.getOutspend(tx.txid, 0)).to.deep.include({ spent: true, txid: trSpend.txid, vin: 0 });
+  });
+
+  it("refuses a double spend of a confirmed-spent coin and of a missing coin", () => {
+    const coin = fund(node, alice, 50_000n);
+    const first = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 49_000n }] });
+    node.submitTransaction(first.hex);
+    node.mine(1);
+    const second = buildTx({ inputs: [coin], outputs: [{ script: alice.wpkh.script, amount: 48_000n }] });
+    expect(refusal(() => node.submitTransaction(second.hex)).reason).to.equal("bad-txns-inputs-missingorspent");
+    const ghost = buildTx({ inputs: [{ ...coin, txid: "ab".repeat(32) }], outputs: [{ script: bob.wpkh.script, amount: 1000n }] });
+    expect(refusal(() => node.submitTransaction(ghost.hex)).reason).to.equal("bad-txns-inputs-missingorspent");
+    expect(() => node.mineTransactions([second.hex])).to.throw(PolicyError, "bad-txns-inputs-missingorspent");
+  });
+
+  it("refuses a transaction with a bad signature as a mandatory script failure", () => {
+    const coin = fund(node, alice, 40_000n);
+    const bad = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
+    expect(refusal(() => node.submitTransaction(bad.hex)).reason).to.match(/^mandatory-script-verify-flag-failed \(/);
+    const trCoin = fund(node, alice, 40_000n, { taproot: true });
+    const badTr = buildTx({ inputs: [trCoin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
+    expect(refusal(() => node.submitTransaction(badTr.hex)).reason).to.match(/^mandatory-script-verify-flag-failed \(/);
+    // a block carrying it is refused too, and the chain does not move
+    const tip = node.tipHash();
+    expect(() => node.mineTransactions([bad.hex])).to.throw(/mandatory-script-verify-flag-failed/);
+    expect(node.tipHash()).to.equal(tip);
+  });
+
+  it("answers gettxout for confirmed, mempool and spent outputs", () => {
+    const coin = fund(node, alice, 30_000n);
+    const out = node.getTxOut(coin.txid, coin.vout)!;
+    expect(out.amountSat).to.equal(30_000n);
+    expect(out.confirmations).to.equal(1);
+    expect(out.address).to.equal(alice.wpkh.address);
+    const spend = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 29_000n }] });
+    node.submitTransaction(spend.hex);
+    expect(node.getTxOut(coin.txid, coin.vout)).to.equal(undefined);
+    expect(node.getTxOut(coin.txid, coin.vout, false)!.amountSat).to.equal(30_000n);
+    expect(node.getTxOut(spend.txid, 0)!.confirmations).to.equal(0);
+    expect(node.getOutspends(spend.txid)).to.deep.equal([{ spent: false }]);
+    expect(node.getOutspend(coin.txid, coin.vout)).to.deep.equal({ spent: true, txid: spend.txid, vin: 0, status: { confirmed: false } });
+  });
+
+  it("lists a script's history mempool-first, newest first", () => {
+    const carol = new TestKey("carol");
+    const a = fund(node, carol, 10_000n);
+    const b = fund(node, carol, 20_000n, { mine: false });
+    const history = node.historyForScript(carol.wpkh.address).map((t) => t.txid);
+    expect(history).to.deep.equal([b.txid, a.txid]);
+  });
+
+  it("reports testmempoolaccept verdicts without adding anything", () => {
+    const coin = fund(node, alice, 60_000n);
+    const ok = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 59_000n }] });
+    const [res] = node.testMempoolAccept([ok.hex]);
+    expect(res).to.deep.include({ txid: ok.txid, allowed: true, vsize: ok.vsize });
+    expect(res!.fees!.baseSat).to.equal(1000n);
+    expect(node.getRawMempool()).to.not.include(ok.txid);
+    const tooRich = patchOutputAmount(ok.hex, 59_000n, 61_000n);
+    const [bad] = node.testMempoolAccept([tooRich]);
+    expect(bad).to.deep.include({ allowed: false, rejectReason: "bad-txns-in-belowout" });
+  });
+
+  it("rejects garbage input with typed errors, not crashes", () => {
+    expect(() => node.submitTransaction("zz")).to.throw(/invalid hex/);
+    expect(() => node.submitTransaction("0200000001")).to.throw(/TX decode failed/);
+    expect(() => node.faucet("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4", 1000n)).to.throw(/not a regtest address/);
+    expect(node.getBlock("00".repeat(32))).to.equal(undefined);
+    expect(node.blockHashAt(-1)).to.equal(undefined);
+  });
+});
