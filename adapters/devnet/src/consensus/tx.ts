@@ -143,7 +143,13 @@ export function txWeight(tx: Tx): number {
   return encodeTx(tx, false).length * 3 + encodeTx(tx, true).length;
 }
 
-/** Virtual size: weight / 4 rounded up (Core's GetVirtualTransactionSize without sigop adjustment). */
-export function txVsize(tx: Tx): number {
-  return Math.ceil(txWeight(tx) / 4);
+/** Bytes of virtual size charged per sigop (Core's DEFAULT_BYTES_PER_SIGOP). */
+export const BYTES_PER_SIGOP = 20;
+
+/**
+ * Virtual size: weight / 4 rounded up. With `sigOpCost` given, Core's policy size
+ * `GetVirtualTransactionSize(weight, sigOpCost, 20)` = ceil(max(weight, sigOpCost × 20) / 4).
+ */
+export function txVsize(tx: Tx, sigOpCost = 0): number {
+  return Math.ceil(Math.max(txWeight(tx), sigOpCost * BYTES_PER_SIGOP) / 4);
 }
