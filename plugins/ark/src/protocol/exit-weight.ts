@@ -1,0 +1,36 @@
+/**
+ * Transaction weight helpers for exit fee computations (core spec §11.2, §11.4, §12.1).
+ * Weight = 3 × stripped size + total size (BIP-141); feerates are in sat/kwu.
+ */
+import { encodeTx, type Transaction } from "./tx.js";
+
+/** Witness weight of spending a P2A anchor (an empty witness stack: 1 WU). */
+export const P2A_SPEND_WITNESS_WU = 1;
+/** Witness weight of a taproot key-path spend (count + length + 64-byte signature). */
+export const TAPROOT_KEYSPEND_WITNESS_WU = 66;
+/** Weight of a transaction input without its witness (outpoint, empty scriptSig, sequence). */
+export const TXIN_BASE_WU = 41 * 4;
+/** 1 sat/vB expressed in sat/kwu. */
+export const SAT_PER_VB_IN_KWU = 250n;
+
+/** BIP-141 weight of a transaction as it is (witnesses included). */
+export function txWeight(tx: Transaction): number {
+  return encodeTx(tx, false).length * 3 + encodeTx(tx, true).length;
+}
+
+/** Virtual size, rounded up. */
+export function txVsize(tx: Transaction): number {
+  return Math.ceil(txWeight(tx) / 4);
+}
+
+/** Weight of an output with `scriptLength` bytes of script (value, length byte(s), script). */
+export function txOutWeight(scriptLength: number): number {
+  const lenBytes = scriptLength < 0xfd ? 1 : 3;
+  return (8 + lenBytes + scriptLength) * 4;
+}
+
+/** `ceil(satPerKwu × weight / 1000)`. */
+export function feeForWeightCeil(satPerKwu: bigint, weightWu: number | bigint): bigint {
+  const w = BigInt(weightWu);
+  return (satPerKwu * w + 999n) / 1000n;
+}
