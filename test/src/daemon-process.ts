@@ -17,7 +17,8 @@ export function tempDatadir(prefix = "tenderd-e2e-"): string {
 /** Runs `tenderd` to completion (subcommands, refused starts). */
 export function runTenderd(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(), ...env } });
+    const dd = args[args.indexOf("--datadir") + 1];
+    const p = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(dd), ...env } });
     let stdout = "";
     let stderr = "";
     p.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -27,12 +28,13 @@ export function runTenderd(args: string[], env: NodeJS.ProcessEnv = {}, timeoutM
   });
 }
 
-function baseEnv(): NodeJS.ProcessEnv {
+function baseEnv(datadir?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: process.env.TZ };
   if (process.env.TENDER_TEST_PG_URL && process.env.TENDER_E2E_PG !== "0") {
     // The end-to-end suite runs on PostgreSQL too when CI provides it, one schema per daemon.
     env.TENDER_DATABASE_URL = process.env.TENDER_TEST_PG_URL;
-    env.TENDER_DATABASE_SCHEMA = `e2e_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
+    // The schema follows the datadir, so a restarted daemon finds its data again.
+    env.TENDER_DATABASE_SCHEMA = `e2e_${(datadir ?? "none").replace(/[^A-Za-z0-9]/g, "_").slice(-40)}`;
   }
   return env;
 }
@@ -71,7 +73,7 @@ export async function startDaemon(opts: { datadir?: string; args?: string[]; env
     writeFileSync(file, JSON.stringify(opts.config));
     args.push("--config", file);
   }
-  const proc = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(), ...opts.env } });
+  const proc = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(datadir), ...opts.env } });
   let err = "";
   proc.stdout!.on("data", () => undefined);
   await new Promise<void>((resolve, reject) => {
