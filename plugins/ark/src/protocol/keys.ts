@@ -11,6 +11,7 @@
  * ```
  */
 import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
+import * as ecc from "tiny-secp256k1";
 import { ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
@@ -142,25 +143,41 @@ export function sortPubkeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
 }
 
 /**
- * BIP-327 KeyAgg of `pubkeys` after KeySort; returns the untweaked aggregate point.
- * Throws {@link ProtocolDecodeError} for an empty list, an invalid key or an infinite sum.
+ * BIP-327 KeyAgg of `pubkeys` in the given order (no sorting); returns the compressed
+ * untweaked aggregate key. Throws {@link ProtocolDecodeError} for an empty list, an invalid key
+ * or an infinite sum. The protocol always sorts first: use {@link aggregatePubkey}.
  */
-export function aggregatePoint(pubkeys: readonly Uint8Array[]): Point {
+export function keyAggUnsorted(pubkeys: readonly Uint8Array[]): Uint8Array {
   if (pubkeys.length === 0) throw new ProtocolDecodeError("cannot aggregate an empty key list");
-  const sorted = sortPubkeys(pubkeys);
-  const list = taggedHash("KeyAgg list", concatBytes(...sorted));
-  const second = sorted.find((k) => !bytesEqual(k, sorted[0]!));
-  let acc: Point = Point.ZERO;
-  for (const pk of sorted) {
-    const p = pubkeyToPoint(pk);
-    const coef = second && bytesEqual(pk, second) ? 1n : bytesToBigInt(taggedHash("KeyAgg coefficient", list, pk)) % CURVE_ORDER;
-    acc = acc.add(coef === 1n ? p : p.multiplyUnsafe(coef));
+  for (const pk of pubkeys) pubkeyToPoint(pk);
+  const list = taggedHash("KeyAgg list", concatBytes(...pubkeys));
+  const second = pubkeys.find((k) => !bytesEqual(k, pubkeys[0]!));
+  let acc: Uint8Array | null = null;
+  for (const pk of pubkeys) {
+    let term: Uint8Array | null = pk;
+    if (!(second && bytesEqual(pk, second))) {
+      const coef = bytesToBigInt(taggedHash("KeyAgg coefficient", list, pk)) % CURVE_ORDER;
+      term = coef === 0n ? null : ecc.pointMultiply(pk, bigIntTo32(coef), true);
+    }
+    if (!term) continue;
+    // pointAdd returns null for the point at infinity; an infinite partial sum restarts from the next term.
+    acc = acc ? ecc.pointAdd(acc, term, true) : term;
   }
-  if (acc.is0()) throw new ProtocolDecodeError("aggregate key is the point at infinity");
+  if (!acc) throw new ProtocolDecodeError("aggregate key is the point at infinity");
   return acc;
+}
+
+/** BIP-327 KeySort + KeyAgg: the compressed untweaked aggregate of `pubkeys` (order irrelevant). */
+export function aggregatePubkey(pubkeys: readonly Uint8Array[]): Uint8Array {
+  return keyAggUnsorted(sortPubkeys(pubkeys));
+}
+
+/** KeySort + KeyAgg as a point. */
+export function aggregatePoint(pubkeys: readonly Uint8Array[]): Point {
+  return pubkeyToPoint(aggregatePubkey(pubkeys));
 }
 
 /** x-only of the untweaked BIP-327 aggregate of `pubkeys` (sorted first), spec §4.4. */
 export function aggregateXOnly(pubkeys: readonly Uint8Array[]): Uint8Array {
-  return pointToXOnly(aggregatePoint(pubkeys));
+  return aggregatePubkey(pubkeys).slice(1);
 }

@@ -8,6 +8,7 @@
  * ```
  */
 import { schnorr } from "@noble/curves/secp256k1.js";
+import * as ecc from "tiny-secp256k1";
 import { ProtocolError } from "./errors.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, Point } from "./keys.js";
 import { tapTweakHash } from "./taproot.js";
@@ -29,8 +30,11 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
 
 /** BIP-340 verification; returns false (never throws) for any malformed input. */
 export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
+  if (signature.length !== 64 || xonlyPubkey.length !== 32) return false;
   try {
-    return signature.length === 64 && xonlyPubkey.length === 32 && schnorr.verify(signature, msg, xonlyPubkey);
+    // libsecp256k1 (WASM) for the protocol's 32-byte sighashes; noble for other message sizes.
+    if (msg.length === 32) return ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
+    return schnorr.verify(signature, msg, xonlyPubkey);
   } catch {
     return false;
   }

@@ -14,7 +14,8 @@
  */
 import { bech32m } from "@scure/base";
 import { ProtocolDecodeError } from "./errors.js";
-import { bytesToBigInt, CURVE_ORDER, Point, pointToXOnly, xOnlyToPoint } from "./keys.js";
+import * as ecc from "tiny-secp256k1";
+import { bytesToBigInt, CURVE_ORDER } from "./keys.js";
 import { compareBytes, concatBytes, ByteWriter } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { p2trScript } from "./script.js";
@@ -73,12 +74,11 @@ export function tapTweakHash(internalKey: Uint8Array, merkleRoot: Uint8Array | n
  * Throws {@link ProtocolDecodeError} if `t ≥ n`, the key is invalid or Q is infinity.
  */
 export function tweakXOnly(internalKey: Uint8Array, tweak: Uint8Array): { outputKey: Uint8Array; parity: 0 | 1 } {
-  const t = bytesToBigInt(tweak);
-  if (tweak.length !== 32 || t >= CURVE_ORDER) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
-  const p = xOnlyToPoint(internalKey);
-  const q = t === 0n ? p : p.add(Point.BASE.multiply(t));
-  if (q.is0()) throw new ProtocolDecodeError("tweaked key is the point at infinity");
-  return { outputKey: pointToXOnly(q), parity: (q.toAffine().y & 1n) === 0n ? 0 : 1 };
+  if (tweak.length !== 32 || bytesToBigInt(tweak) >= CURVE_ORDER) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
+  if (internalKey.length !== 32 || !ecc.isXOnlyPoint(internalKey)) throw new ProtocolDecodeError("invalid x-only key");
+  const r = ecc.xOnlyPointAddTweak(internalKey, tweak);
+  if (!r) throw new ProtocolDecodeError("tweaked key is the point at infinity");
+  return { outputKey: r.xOnlyPubkey, parity: r.parity };
 }
 
 interface Walked {
