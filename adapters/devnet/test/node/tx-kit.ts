@@ -1,10 +1,12 @@
 /**
  * Test helpers: deterministic keys and transactions built and signed with @scure/btc-signer
- * (P2WPKH, P2TR key path, P2A anchors with empty witnesses), independent of the node's code.
+ * (P2WPKH, P2TR key path, P2A anchors with empty witnesses), independent of the node's code
+ * (only the consensus codec is used, to size transactions btc-signer will not size).
  */
 import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { Transaction, p2tr, p2wpkh } from "@scure/btc-signer";
+import { decodeTx, txVsize } from "../../src/consensus/index.js";
 import type { DevnetNode } from "../../src/node/devnet-node.js";
 
 /** Regtest parameters for btc-signer. */
@@ -39,6 +41,8 @@ export interface Coin {
   readonly key?: TestKey;
   /** Spend by taproot key path (script must be key.tr.script). */
   readonly taproot?: boolean;
+  /** A ready witness for an input without a key (P2WSH scripts, a P2A spend that should not be empty). */
+  readonly witness?: readonly Uint8Array[];
 }
 
 /** What to build. */
@@ -68,6 +72,7 @@ export function buildTx(spec: TxSpec): BuiltTx {
     allowUnknownOutputs: true,
     allowUnknownInputs: true,
     allowLegacyWitnessUtxo: true,
+    allowUnknownVersion: true,
   });
   for (const c of spec.inputs) {
     tx.addInput({
@@ -83,6 +88,8 @@ export function buildTx(spec: TxSpec): BuiltTx {
     if (c.key) {
       tx.signIdx(c.key.priv, i);
       tx.finalizeIdx(i);
+    } else if (c.witness) {
+      tx.updateInput(i, { finalScriptWitness: c.witness.map((w) => Uint8Array.from(w)) }, true);
     }
   });
   if (spec.corruptSignature) {
@@ -92,7 +99,8 @@ export function buildTx(spec: TxSpec): BuiltTx {
   }
   const hex = tx.hex;
   const txid = tx.id;
-  const vsize = tx.vsize;
+  // unfinalized P2A inputs serialize with an empty witness; btc-signer only sizes finalized txs
+  const vsize = txVsize(decodeTx(tx.toBytes(true, true)));
   return {
     hex,
     txid,
