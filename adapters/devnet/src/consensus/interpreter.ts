@@ -5,17 +5,16 @@ import { ConsensusError, ScriptError } from "./errors.js";
 import { ScriptFlags, hasFlag } from "./flags.js";
 import { hash160, hash256, rmd160, sha1, sha256 } from "./hashes.js";
 import { OP } from "./opcodes.js";
-import { findAndDelete, isMinimalPush, pushData, readOp } from "./script.js";
+import { isMinimalPush, readOp } from "./script.js";
 import { castToBool, clampInt32, decodeScriptNum, encodeScriptNum } from "./script-num.js";
-import { checkPubKeyEncoding, checkSignatureEncoding } from "./signature-encoding.js";
+import { MAX_OPS_PER_SCRIPT, checkMultisig, evalChecksig, need, top, type SigContext } from "./signature-ops.js";
+
+export { MAX_OPS_PER_SCRIPT, MAX_PUBKEYS_PER_MULTISIG } from "./signature-ops.js";
 
 /** Consensus limits of script execution. */
 export const MAX_SCRIPT_SIZE = 10000;
 export const MAX_SCRIPT_ELEMENT_SIZE = 520;
-export const MAX_OPS_PER_SCRIPT = 201;
 export const MAX_STACK_SIZE = 1000;
-export const MAX_PUBKEYS_PER_MULTISIG = 20;
-const VALIDATION_WEIGHT_PER_SIGOP_PASSED = 50;
 const LOCKTIME_DISABLE_FLAG = 0x80000000;
 
 const TRUE = Uint8Array.of(1);
@@ -29,106 +28,6 @@ const DISABLED = new Set<number>([
 /** Creates fresh execution data for a script that is not a tapscript. */
 export function newExecutionData(): ExecutionData {
   return { codeSeparatorPos: 0xffffffff, validationWeightLeft: 0 };
-}
-
-function top(stack: Uint8Array[], depth: number): Uint8Array {
-  return stack[stack.length - depth]!;
-}
-
-function need(stack: Uint8Array[], n: number): void {
-  if (stack.length < n) throw new ScriptError("INVALID_STACK_OPERATION");
-}
-
-interface SigContext {
-  script: Uint8Array;
-  codeHashStart: number;
-  flags: number;
-  checker: SignatureChecker;
-  sigVersion: SigVersion;
-  exec: ExecutionData;
-}
-
-/** OP_CHECKSIG family: returns whether the signature verified, throws on rule violations. */
-function evalChecksig(sig: Uint8Array, pubkey: Uint8Array, ctx: SigContext): boolean {
-  if (ctx.sigVersion === SigVersion.TAPSCRIPT) return evalChecksigTapscript(sig, pubkey, ctx);
-  let scriptCode = ctx.script.subarray(ctx.codeHashStart);
-  if (ctx.sigVersion === SigVersion.BASE) {
-    const r = findAndDelete(scriptCode, pushData(sig));
-    if (r.found > 0 && hasFlag(ctx.flags, ScriptFlags.CONST_SCRIPTCODE)) throw new ScriptError("SIG_FINDANDDELETE");
-    scriptCode = r.script;
-  }
-  checkSignatureEncoding(sig, ctx.flags);
-  checkPubKeyEncoding(pubkey, ctx.flags, ctx.sigVersion === SigVersion.WITNESS_V0);
-  const ok = ctx.checker.checkEcdsaSignature(sig, pubkey, scriptCode, ctx.sigVersion);
-  if (!ok && hasFlag(ctx.flags, ScriptFlags.NULLFAIL) && sig.length > 0) throw new ScriptError("SIG_NULLFAIL");
-  return ok;
-}
-
-function evalChecksigTapscript(sig: Uint8Array, pubkey: Uint8Array, ctx: SigContext): boolean {
-  const nonEmpty = sig.length > 0;
-  if (nonEmpty) {
-    ctx.exec.validationWeightLeft -= VALIDATION_WEIGHT_PER_SIGOP_PASSED;
-    if (ctx.exec.validationWeightLeft < 0) throw new ScriptError("TAPSCRIPT_VALIDATION_WEIGHT");
-  }
-  if (pubkey.length === 0) throw new ScriptError("TAPSCRIPT_EMPTY_PUBKEY");
-  if (pubkey.length === 32) {
-    if (nonEmpty) ctx.checker.checkSchnorrSignature(sig, pubkey, ctx.sigVersion, ctx.exec);
-  } else if (hasFlag(ctx.flags, ScriptFlags.DISCOURAGE_UPGRADABLE_PUBKEYTYPE)) {
-    throw new ScriptError("DISCOURAGE_UPGRADABLE_PUBKEYTYPE");
-  }
-  return nonEmpty;
-}
-
-function checkMultisig(stack: Uint8Array[], ctx: SigContext, opCount: { n: number }): boolean {
-  const { flags } = ctx;
-  const minimal = hasFlag(flags, ScriptFlags.MINIMALDATA);
-  let i = 1;
-  need(stack, i);
-  let keys = clampInt32(decodeScriptNum(top(stack, i), minimal));
-  if (keys < 0 || keys > MAX_PUBKEYS_PER_MULTISIG) throw new ScriptError("PUBKEY_COUNT");
-  opCount.n += keys;
-  if (opCount.n > MAX_OPS_PER_SCRIPT) throw new ScriptError("OP_COUNT");
-  let ikey = ++i;
-  let ikey2 = keys + 2;
-  i += keys;
-  need(stack, i);
-  let sigs = clampInt32(decodeScriptNum(top(stack, i), minimal));
-  if (sigs < 0 || sigs > keys) throw new ScriptError("SIG_COUNT");
-  let isig = ++i;
-  i += sigs;
-  need(stack, i);
-  let scriptCode = ctx.script.subarray(ctx.codeHashStart);
-  for (let k = 0; k < sigs; k++) {
-    if (ctx.sigVersion !== SigVersion.BASE) break;
-    const r = findAndDelete(scriptCode, pushData(top(stack, isig + k)));
-    if (r.found > 0 && hasFlag(flags, ScriptFlags.CONST_SCRIPTCODE)) throw new ScriptError("SIG_FINDANDDELETE");
-    scriptCode = r.script;
-  }
-  let success = true;
-  while (success && sigs > 0) {
-    const sig = top(stack, isig);
-    const key = top(stack, ikey);
-    checkSignatureEncoding(sig, flags);
-    checkPubKeyEncoding(key, flags, ctx.sigVersion === SigVersion.WITNESS_V0);
-    if (ctx.checker.checkEcdsaSignature(sig, key, scriptCode, ctx.sigVersion)) {
-      isig++;
-      sigs--;
-    }
-    ikey++;
-    keys--;
-    if (sigs > keys) success = false;
-  }
-  while (i-- > 1) {
-    if (!success && hasFlag(flags, ScriptFlags.NULLFAIL) && ikey2 === 0 && top(stack, 1).length > 0) {
-      throw new ScriptError("SIG_NULLFAIL");
-    }
-    if (ikey2 > 0) ikey2--;
-    stack.pop();
-  }
-  need(stack, 1);
-  if (hasFlag(flags, ScriptFlags.NULLDUMMY) && top(stack, 1).length > 0) throw new ScriptError("SIG_NULLDUMMY");
-  stack.pop();
-  return success;
 }
 
 function unaryNum(op: number, n: number): number {
