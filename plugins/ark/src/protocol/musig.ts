@@ -15,6 +15,8 @@
  */
 import * as musig2 from "@scure/btc-signer/musig2.js";
 import { ProtocolError } from "./errors.js";
+import { aggregateXOnly } from "./keys.js";
+import { tweakXOnly } from "./taproot.js";
 
 /** A MuSig2 failure: a malformed key, nonce or partial signature, or an invalid contribution. */
 export class MusigError extends ProtocolError {}
@@ -60,17 +62,29 @@ export function musigSortKeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
 
 /**
  * x-only aggregate of the sorted keys, without tweak: the taproot internal key of every
- * co-signed output ("agg(U, S)" in the spec).
+ * co-signed output ("agg(U, S)" in the spec). Computed with the core's KeyAgg (same result as
+ * the backend's, several times faster).
  */
 export function musigAggregateKey(pubkeys: readonly Uint8Array[]): Uint8Array {
   const sorted = musigSortKeys(pubkeys);
-  return wrap("key aggregation", () => musig2.keyAggExport(musig2.keyAggregate(sorted)));
+  try {
+    return aggregateXOnly(sorted);
+  } catch (e) {
+    throw new MusigError(`key aggregation: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
-/** x-only aggregate of the sorted keys after one x-only tweak (the taproot output key when `tweak` is the TapTweak). */
+/**
+ * x-only aggregate of the sorted keys after one x-only tweak (BIP-327 ApplyTweak with
+ * is_xonly): the taproot output key when `tweak` is the output's TapTweak.
+ */
 export function musigTweakedKey(pubkeys: readonly Uint8Array[], tweak: Uint8Array): Uint8Array {
-  const sorted = musigSortKeys(pubkeys);
-  return wrap("key aggregation", () => musig2.keyAggExport(musig2.keyAggregate(sorted, [tweak], [true])));
+  const internal = musigAggregateKey(pubkeys);
+  try {
+    return tweakXOnly(internal, tweak).outputKey;
+  } catch (e) {
+    throw new MusigError(`key tweak: ${e instanceof Error ? e.message : String(e)}`);
+  }
 }
 
 /** Inputs mixed into nonce generation; all but `pubkey` optional (BIP-327 NonceGen). */

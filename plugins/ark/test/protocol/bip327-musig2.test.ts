@@ -202,6 +202,15 @@ describe("MuSig2 glue (core spec §4.4)", () => {
   const message = sha256(new TextEncoder().encode("a sighash"));
   const tweak = sha256(new TextEncoder().encode("a taptweak"));
 
+  it("the glue's aggregate and tweaked keys equal the backend's KeyAgg over sorted keys", () => {
+    const v = load("key_agg_vectors.json");
+    const keys = (v.pubkeys as string[]).slice(0, 3).map(h);
+    const sorted = musig2.sortKeys(keys);
+    expect(H(musigAggregateKey(keys))).to.equal(H(musig2.keyAggExport(musig2.keyAggregate(sorted))));
+    expect(H(musigTweakedKey(keys, tweak))).to.equal(H(musig2.keyAggExport(musig2.keyAggregate(sorted, [tweak], [true]))));
+    expect(H(musigAggregateKey([keys[0]!, keys[0]!, keys[1]!]))).to.equal(H(musig2.keyAggExport(musig2.keyAggregate(musig2.sortKeys([keys[0]!, keys[0]!, keys[1]!])))));
+  });
+
   it("aggregates the same key whatever the order of the participants", () => {
     expect(bytesToHex(musigAggregateKey([userPk, serverPk]))).to.equal(bytesToHex(musigAggregateKey([serverPk, userPk])));
   });
