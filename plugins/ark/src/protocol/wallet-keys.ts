@@ -46,7 +46,11 @@ export class WalletKeys {
 
   private constructor(seed: Uint8Array) {
     if (seed.length < 16 || seed.length > 64) throw new KeyDerivationError("seed must be 16..64 bytes");
-    this.root = bip32.fromSeed(seed);
+    try {
+      this.root = bip32.fromSeed(seed);
+    } catch (e) {
+      throw new KeyDerivationError(`invalid seed: ${(e as Error).message}`);
+    }
     this.arkNode = this.root.deriveHardened(ARK_PURPOSE);
   }
 
@@ -89,6 +93,7 @@ export class WalletKeys {
 
   /** BIP-86 on-chain key `m/86'/c'/0'/0/index`, c = 0 on mainnet and 1 elsewhere. */
   onchainKey(network: Network, index: number): DerivedKey {
+    if (!Number.isInteger(index) || index < 0 || index >= 0x80000000) throw new KeyDerivationError("invalid address index");
     const coin = isMainnet(network) ? 0 : 1;
     const path = `m/86'/${coin}'/0'/0/${index}`;
     return toKey(this.root.derivePath(path), path);
