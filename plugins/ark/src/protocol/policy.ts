@@ -111,6 +111,16 @@ export function isUserPolicy(policy: ServerVtxoPolicy): policy is VtxoPolicy {
   return USER_POLICY_BYTES.has(POLICY_TYPE_BYTES[policy.type]);
 }
 
+/** Whether VTXOs with this policy can be spent out of round (only `pubkey`, spec §5.2). */
+export function isArkoorSpendable(policy: ServerVtxoPolicy): policy is PubkeyPolicy {
+  return policy.type === "pubkey";
+}
+
+/** The user pubkey of a policy, or null for `expiry` and `server-owned`. */
+export function policyUserPubkey(policy: ServerVtxoPolicy): Uint8Array | null {
+  return "userPubkey" in policy ? policy.userPubkey : null;
+}
+
 /** Writes the policy encoding (type byte + fields). */
 export function writePolicy(w: ByteWriter, p: ServerVtxoPolicy): ByteWriter {
   w.u8(POLICY_TYPE_BYTES[p.type]);

@@ -154,5 +154,15 @@ describe("mailbox authorization (vector group `mailbox_authorization`, flows spe
     const bytes = fromHex(v.hex);
     expect(() => decodeMailboxAuthorization(bytes.slice(0, 104))).to.throw(ProtocolDecodeError);
     expect(() => decodeMailboxAuthorization(Uint8Array.from([...bytes, 0]))).to.throw(ProtocolDecodeError, /trailing/);
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 140 }), (b) => {
+        try {
+          decodeMailboxAuthorization(b);
+        } catch (e) {
+          expect(e).to.be.instanceOf(ProtocolDecodeError);
+        }
+      }),
+      { numRuns: 300 },
+    );
   });
 });

@@ -11,6 +11,8 @@ import {
   decodeUserPolicy,
   encodePolicy,
   exitClauses,
+  isArkoorSpendable,
+  policyUserPubkey,
   POLICY_TYPE_BYTES,
   policyTaproot,
   type PolicyContext,
@@ -73,6 +75,15 @@ describe("policy taproots (vector group `policy_taproots`, spec §5)", () => {
       else expect(() => decodeUserPolicy(bytes)).to.throw(ProtocolDecodeError);
     }
     expect(() => decodeServerPolicy(Uint8Array.of(0x0c, ...u))).to.throw(ProtocolDecodeError, /unknown policy type/);
+  });
+
+  it("only pubkey VTXOs are arkoor-spendable; every policy but expiry/server-owned has a user key", () => {
+    for (const entry of pt.policies) {
+      const p = policyFromVector(entry.policy);
+      expect(isArkoorSpendable(p)).to.equal(p.type === "pubkey");
+      const u = policyUserPubkey(p);
+      expect(u === null).to.equal(p.type === "expiry" || p.type === "server-owned");
+    }
   });
 
   it("exit clause order: HTLC receive tries the user's preimage clause first with delay htlc_expiry_delta + Δ", () => {
