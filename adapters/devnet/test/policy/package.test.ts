@@ -1,0 +1,132 @@
+import { expect } from "chai";
+import { DevnetNode, PolicyError } from "../../src/node/devnet-node.js";
+import { P2A_SCRIPT, TestKey, buildTx, fund, refusal, type Coin } from "../node/tx-kit.js";
+
+describe("devnet policy: packages, P2A anchors and ephemeral dust", function () {
+  let node: DevnetNode;
+  const alice = new TestKey("pkg-alice");
+  const bob = new TestKey("pkg-bob");
+  before(() => {
+    node = new DevnetNode({ seed: "package-test" });
+  });
+
+  /** An Ark-exit-like parent: v3, zero fee, one real output and a zero-value P2A anchor. */
+  function zeroFeeParent(coin: Coin, anchorValue = 0n, fee = 0n): ReturnType<typeof buildTx> {
+    return buildTx({
+      version: 3,
+      inputs: [coin],
+      outputs: [{ script: bob.tr.script, amount: coin.amount - anchorValue - fee }, { script: P2A_SCRIPT, amount: anchorValue }],
+    });
+  }
+
+  function cpfpChild(parent: ReturnType<typeof buildTx>, funding: Coin, fee: bigint): ReturnType<typeof buildTx> {
+    return buildTx({
+      version: 3,
+      inputs: [{ txid: parent.txid, vout: 1, amount: 0n, script: P2A_SCRIPT }, funding],
+      outputs: [{ script: alice.wpkh.script, amount: funding.amount - fee }],
+    });
+  }
+
+  it("refuses a zero-fee v3 parent alone, and accepts it with a CPFP child spending its anchor", () => {
+    const parent = zeroFeeParent(fund(node, alice, 100_000n));
+    expect(refusal(() => node.submitTransaction(parent.hex)).reason).to.equal("min relay fee not met");
+    const [alone] = node.testMempoolAccept([parent.hex]);
+    expect(alone).to.deep.include({ allowed: false, rejectReason: "min relay fee not met" });
+
+    const child = cpfpChild(parent, fund(node, alice, 20_000n), 2_000n);
+    const result = node.submitPackage([parent.hex, child.hex]);
+    expect(result.packageMsg).to.equal("success");
+    const mempool = node.getRawMempool();
+    expect(mempool).to.include(parent.txid);
+    expect(mempool).to.include(child.txid);
+    const parentResult = Object.values(result.txResults).find((r) => r.txid === parent.txid)!;
+    const expectedRate = 2000 / (parent.vsize + child.vsize);
+    expect(parentResult.fees!.baseSat).to.equal(0n);
+    expect(parentResult.fees!.effectiveFeerateSatPerVb).to.be.closeTo(expectedRate, 1e-9);
+    expect(parentResult.fees!.effectiveIncludes).to.have.length(2);
+    expect(node.getMempoolEntry(child.txid)!.ancestorFeesSat).to.equal(2000n);
+
+    // the miner takes the package, parent first
+    const [hash] = node.mine(1);
+    const txids = node.getBlock(hash!)!.txids;
+    expect(txids.indexOf(parent.txid)).to.be.greaterThan(0);
+    expect(txids.indexOf(child.txid)).to.equal(txids.indexOf(parent.txid) + 1);
+  });
+
+  it("refuses a package whose feerate is still below the minimum", () => {
+    const parent = zeroFeeParent(fund(node, alice, 100_000n));
+    const child = cpfpChild(parent, fund(node, alice, 20_000n), 150n);
+    const result = node.submitPackage([parent.hex, child.hex]);
+    expect(result.packageMsg).to.equal("package-fee-too-low");
+    expect(Object.values(result.txResults).map((r) => r.error)).to.deep.equal(["unevaluated", "unevaluated"]);
+    expect(node.getRawMempool()).to.not.include(parent.txid);
+  });
+
+  it("requires the child to spend the parent's ephemeral dust", () => {
+    const parent = zeroFeeParent(fund(node, alice, 100_000n));
+    const funding = fund(node, alice, 20_000n);
+    const ignoresAnchor = buildTx({
+      version: 3,
+      inputs: [parent.coin(0, bob, true), funding],
+      outputs: [{ script: alice.wpkh.script, amount: 100_000n + 20_000n - 3_000n }],
+    });
+    const result = node.submitPackage([parent.hex, ignoresAnchor.hex]);
+    expect(result.packageMsg).to.equal("transaction failed");
+    const childResult = Object.values(result.txResults).find((r) => r.txid === ignoresAnchor.txid)!;
+    expect(childResult.error).to.match(/^missing-ephemeral-spends/);
+    expect(node.getRawMempool()).to.not.include(parent.txid);
+  });
+
+  it("refuses dust on a transaction that pays a fee", () => {
+    const parent = zeroFeeParent(fund(node, alice, 100_000n), 0n, 500n);
+    const child = cpfpChild(parent, fund(node, alice, 20_000n), 2_000n);
+    const result = node.submitPackage([parent.hex, child.hex]);
+    expect(result.packageMsg).to.equal("transaction failed");
+    expect(Object.values(result.txResults)[0]!.error).to.equal("dust, tx with dust output must be 0-fee");
+  });
+
+  it("applies TRUC rules inside a package", () => {
+    const parent = zeroFeeParent(fund(node, alice, 1_000_000n));
+    const funding = fund(node, alice, 2_000_000n);
+    const bigChild = buildTx({
+      version: 3,
+      inputs: [{ txid: parent.txid, vout: 1, amount: 0n, script: P2A_SCRIPT }, funding],
+      outputs: Array.from({ length: 30 }, () => ({ script: bob.tr.script, amount: 60_000n })),
+    });
+    const result = node.submitPackage([parent.hex, bigChild.hex]);
+    expect(result.packageMsg).to.equal("transaction failed");
+    expect(Object.values(result.txResults)[1]!.error).to.match(/^TRUC-violation, version=3 child tx .* is too big/);
+  });
+
+  it("throws for packages that are not a child with its parents", () => {
+    const a = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: bob.wpkh.script, amount: 9_000n }] });
+    const b = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: bob.wpkh.script, amount: 9_000n }] });
+    expect(() => node.submitPackage([a.hex, b.hex])).to.throw(PolicyError, /package topology disallowed/);
+    const parent = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: alice.wpkh.script, amount: 9_000n }] });
+    const child = buildTx({ inputs: [parent.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 8_000n }] });
+    expect(() => node.submitPackage([child.hex, parent.hex])).to.throw(PolicyError, "package-not-sorted");
+    expect(node.testMempoolAccept([child.hex, parent.hex]).map((r) => r.packageError)).to.deep.equal(["package-not-sorted", "package-not-sorted"]);
+  });
+
+  it("tests a package with testmempoolaccept one by one, without package feerates, keeping nothing", () => {
+    const parent = zeroFeeParent(fund(node, alice, 100_000n));
+    const child = cpfpChild(parent, fund(node, alice, 20_000n), 2_000n);
+    const [p, c] = node.testMempoolAccept([parent.hex, child.hex]);
+    expect(p).to.deep.include({ txid: parent.txid, allowed: false, rejectReason: "min relay fee not met" });
+    expect(c!.allowed).to.equal(undefined);
+    const fine = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: alice.wpkh.script, amount: 9_000n }] });
+    const fineChild = buildTx({ inputs: [fine.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 8_000n }] });
+    expect(node.testMempoolAccept([fine.hex, fineChild.hex]).map((r) => r.allowed)).to.deep.equal([true, true]);
+    expect(node.getRawMempool()).to.not.include(fine.txid);
+  });
+
+  it("reports transactions already in the mempool as accepted in a package", () => {
+    const parent = buildTx({ version: 3, inputs: [fund(node, alice, 50_000n)], outputs: [{ script: alice.wpkh.script, amount: 49_000n }] });
+    node.submitTransaction(parent.hex);
+    const child = buildTx({ version: 3, inputs: [parent.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 48_000n }] });
+    const result = node.submitPackage([parent.hex, child.hex]);
+    expect(result.packageMsg).to.equal("success");
+    expect(Object.values(result.txResults).every((r) => r.error === undefined)).to.equal(true);
+    expect(node.getRawMempool()).to.include(child.txid);
+  });
+});
