@@ -18,7 +18,8 @@ import { bytesEqual, type OutPoint, type TxOut } from "./encoding.js";
 import { P2A_SCRIPT, classifyScript } from "./script.js";
 import { txid, type Transaction } from "./tx.js";
 import { DUST_LIMITS } from "./vtxo-validate.js";
-import { P2A_SPEND_WITNESS_WU, SAT_PER_VB_IN_KWU, TAPROOT_KEYSPEND_WITNESS_WU, TXIN_BASE_WU, feeForWeightCeil, txOutWeight, txWeight } from "./exit-weight.js";
+import { FEE_ANCHOR_SPEND_WITNESS_WU, TAPROOT_KEYSPEND_WITNESS_WU } from "./constants.js";
+import { SAT_PER_VB_IN_KWU, TXIN_BASE_WU, feeForWeightCeil, txOutWeight, txWeight } from "./exit-weight.js";
 
 /** Maximum virtual size of a TRUC child with an unconfirmed parent. */
 export const TRUC_CHILD_MAX_VSIZE = 1000;
@@ -87,7 +88,7 @@ export function buildCpfpChild(p: CpfpParams): CpfpChild {
   const pool = [...p.utxos].sort((a, b) => (a.txout.value > b.txout.value ? -1 : a.txout.value < b.txout.value ? 1 : 0));
   const selected: WalletUtxo[] = [];
   // version + locktime + input/output counts (1 byte each while small) + segwit marker/flag
-  const fixed = (4 + 4 + 1 + 1) * 4 + 2 + txOutWeight(p.changeScript.length) + TXIN_BASE_WU + P2A_SPEND_WITNESS_WU;
+  const fixed = (4 + 4 + 1 + 1) * 4 + 2 + txOutWeight(p.changeScript.length) + TXIN_BASE_WU + FEE_ANCHOR_SPEND_WITNESS_WU;
   for (;;) {
     const weight = fixed + selected.reduce((w, u) => w + TXIN_BASE_WU + (u.witnessWeight ?? TAPROOT_KEYSPEND_WITNESS_WU), 0);
     const packageWeight = parentWeight + weight;

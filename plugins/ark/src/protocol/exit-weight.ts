@@ -3,11 +3,6 @@
  * Weight = 3 × stripped size + total size (BIP-141); feerates are in sat/kwu.
  */
 import { encodeTx, type Transaction } from "./tx.js";
-
-/** Witness weight of spending a P2A anchor (an empty witness stack: 1 WU). */
-export const P2A_SPEND_WITNESS_WU = 1;
-/** Witness weight of a taproot key-path spend (count + length + 64-byte signature). */
-export const TAPROOT_KEYSPEND_WITNESS_WU = 66;
 /** Weight of a transaction input without its witness (outpoint, empty scriptSig, sequence). */
 export const TXIN_BASE_WU = 41 * 4;
 /** 1 sat/vB expressed in sat/kwu. */
