@@ -34,3 +34,4 @@ export * from "./exit-state.js";
 export * from "./exit-weight.js";
 export * from "./exit-cpfp.js";
 export * from "./exit-claim.js";
+export * from "./tree-signing.js";
