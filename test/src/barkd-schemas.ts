@@ -61,3 +61,15 @@ export function checkAgainstBarkd(method: string, path: string, status: number, 
   schemaChecks.count++;
   return true;
 }
+
+/** Validates a value against one of barkd's component schemas (e.g. websocket frames: `WalletNotification`). */
+export function checkAgainstBarkdSchema(component: string, value: unknown): void {
+  const key = `component ${component}`;
+  let validate = cache.get(key);
+  if (!validate) {
+    validate = ajv.compile({ $ref: `barkd#/components/schemas/${component}` });
+    cache.set(key, validate);
+  }
+  if (!validate(value)) throw new Error(`value does not match barkd's ${component}: ${ajv.errorsText(validate.errors)}`);
+  schemaChecks.count++;
+}

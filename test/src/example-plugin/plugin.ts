@@ -1,9 +1,16 @@
 import { Database, WalletNotificationRaised, definePlugin, z } from "@tender/core";
 import { ExampleNote, exampleNoteMigration } from "./example-note.js";
 
-/** A movement-shaped sample payload (the real Movement model arrives with the history plugin). */
-function sampleMovement(id: number): Record<string, unknown> {
-  return { id, status: "successful", subsystem: { name: "example", kind: "demo" } };
+/** A sample `Movement` (rest-api.md §4.9) announced by the example plugin; real ones come from the rails. */
+export function sampleMovement(id: number): Record<string, unknown> {
+  const now = new Date().toISOString();
+  return {
+    id, status: "successful", subsystem: { name: "example", kind: "demo" },
+    intended_balance_sat: 1000, effective_balance_sat: 1000, offchain_fee_sat: 0,
+    sent_to: [], received_on: [{ destination: { type: "custom", value: "example" }, amount_sat: 1000 }],
+    input_vtxos: [], output_vtxos: [], exited_vtxos: [],
+    time: { created_at: now, updated_at: now, completed_at: now },
+  };
 }
 
 /**
