@@ -1,4 +1,5 @@
 import {
+  ChainSourceInvalidRequestError,
   ChainSourceProtocolError,
   ChainSourceUnavailableError,
   DEFAULT_RETRY_POLICY,
@@ -76,7 +77,8 @@ export class BitcoindRpc {
     readonly label: string,
     options: BitcoindRpcOptions,
   ) {
-    const u = new URL(options.url);
+    const u = URL.parse(options.url);
+    if (!u || !/^https?:$/.test(u.protocol)) throw new ChainSourceInvalidRequestError(label, "bitcoind URL must be an http(s) URL");
     u.username = "";
     u.password = "";
     this.url = u.toString();

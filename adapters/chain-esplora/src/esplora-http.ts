@@ -1,4 +1,5 @@
 import {
+  ChainSourceInvalidRequestError,
   ChainSourceProtocolError,
   ChainSourceUnavailableError,
   DEFAULT_RETRY_POLICY,
@@ -30,6 +31,8 @@ export interface EsploraClientFailure {
  */
 export class EsploraHttp {
   private readonly base: string;
+  /** Basic auth taken from user info in the URL (fetch refuses URLs with credentials). */
+  private readonly authorization: string | null;
   private readonly timeoutMs: number;
   private readonly retry: RetryPolicy;
 
@@ -37,7 +40,12 @@ export class EsploraHttp {
     readonly label: string,
     options: EsploraHttpOptions,
   ) {
-    this.base = options.url.replace(/\/+$/, "");
+    const u = URL.parse(options.url);
+    if (!u || !/^https?:$/.test(u.protocol)) throw new ChainSourceInvalidRequestError(label, "Esplora URL must be an http(s) URL");
+    this.authorization = u.username ? `Basic ${Buffer.from(`${decodeURIComponent(u.username)}:${decodeURIComponent(u.password)}`).toString("base64")}` : null;
+    u.username = "";
+    u.password = "";
+    this.base = u.toString().replace(/\/+$/, "");
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retry = options.retry ?? DEFAULT_RETRY_POLICY;
   }
@@ -45,7 +53,10 @@ export class EsploraHttp {
   /** Performs the request; returns the reply for 2xx and 4xx (except 429), retries the rest. */
   async request(method: "GET" | "POST", path: string, body?: { text: string; type: string }): Promise<HttpReply> {
     return retryTransient(async () => {
-      const init = body ? { method, body: body.text, headers: { "content-type": body.type } } : { method };
+      const headers: Record<string, string> = {};
+      if (this.authorization) headers.authorization = this.authorization;
+      if (body) headers["content-type"] = body.type;
+      const init = body ? { method, body: body.text, headers } : { method, headers };
       const reply = await httpRequest(this.label, `${this.base}${path}`, init, this.timeoutMs);
       if (reply.status === 429 || reply.status >= 500) {
         throw new ChainSourceUnavailableError(this.label, "server-error", `HTTP ${reply.status} on ${method} ${path}: ${snippet(reply.text())}`);
