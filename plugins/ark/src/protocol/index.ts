@@ -35,3 +35,5 @@ export * from "./exit-weight.js";
 export * from "./exit-cpfp.js";
 export * from "./exit-claim.js";
 export * from "./tree-signing.js";
+export * from "./fees-estimate.js";
+export * from "./exit-cost.js";
