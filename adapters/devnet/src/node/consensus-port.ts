@@ -23,6 +23,7 @@ import {
   type SpentOutput,
   type Tx,
 } from "../consensus/index.js";
+import { scriptErrorString } from "./script-error-text.js";
 
 export {
   ConsensusError,
@@ -75,6 +76,7 @@ export function sigOps(tx: Tx, spent: readonly SpentOutput[], flags: number): nu
 
 /** Core's text for a script failure, as used inside `…-script-verify-flag-failed (…)`. */
 export function scriptErrorText(err: unknown): string {
+  if (err instanceof ScriptError) return scriptErrorString(err.scriptError);
   if (err instanceof ConsensusError) return err.message;
   return err instanceof Error ? err.message : String(err);
 }

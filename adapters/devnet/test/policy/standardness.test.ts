@@ -65,7 +65,7 @@ describe("devnet policy: fees, dust and standard scripts", function () {
       inputs: [{ txid, vout, amount: 10_000n, script: p2wsh, witness: [witnessScript] }],
       outputs: [{ script: bob.wpkh.script, amount: 9_000n }],
     });
-    expect(refusal(() => node.submitTransaction(spend.hex)).reason).to.match(/^non-mandatory-script-verify-flag \(/);
+    expect(refusal(() => node.submitTransaction(spend.hex)).reason).to.equal("non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
     // a block may still carry it: only mandatory flags apply there
     const hash = node.mineTransactions([spend.hex]);
     expect(node.getTxStatus(spend.txid)!.blockHash).to.equal(hash);
