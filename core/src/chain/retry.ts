@@ -52,3 +52,23 @@ export async function retryTransient<T>(op: (attempt: number) => Promise<T>, opt
     }
   }
 }
+
+/**
+ * Runs `op` with an abort signal that fires after `timeoutMs`; if the operation has not settled
+ * by then, rejects with a {@link ChainSourceUnavailableError} of kind `timeout` naming `source`.
+ */
+export async function withTimeout<T>(source: string, timeoutMs: number, op: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      controller.abort();
+      reject(new ChainSourceUnavailableError(source, "timeout", `no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([op(controller.signal), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

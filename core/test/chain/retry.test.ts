@@ -6,6 +6,7 @@ import {
   ChainSourceUnavailableError,
   DEFAULT_RETRY_POLICY,
   retryTransient,
+  withTimeout,
 } from "../../src/chain/index.js";
 
 const down = (): ChainSourceUnavailableError => new ChainSourceUnavailableError("http://x", "connection", "ECONNREFUSED");
@@ -63,5 +64,18 @@ describe("chain retry with backoff", () => {
       }
       expect(calls).to.equal(1);
     }
+  });
+
+  it("times out a slow operation with an unavailable error and aborts it", async () => {
+    let aborted = false;
+    const slow = (signal: AbortSignal) =>
+      new Promise<string>((resolve) => {
+        signal.addEventListener("abort", () => (aborted = true));
+        setTimeout(() => resolve("late"), 1_000);
+      });
+    const err = await withTimeout("http://slow", 30, slow).then(() => null, (e: unknown) => e);
+    expect(err).to.be.instanceOf(ChainSourceUnavailableError).and.include({ kind: "timeout" });
+    expect(aborted).to.equal(true);
+    expect(await withTimeout("http://fast", 1_000, async () => "ok")).to.equal("ok");
   });
 });

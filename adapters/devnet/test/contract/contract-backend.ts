@@ -31,7 +31,20 @@ export const BURN = new TestWallet("burn");
 
 /** Mines `n` blocks to `address` through RPC; returns their hashes. */
 export async function mine(rpc: BitcoindRpc, n: number, address = BURN.address): Promise<string[]> {
-  return (await rpc.call("generatetoaddress", [n, address])) as string[];
+  const hashes = (await rpc.call("generatetoaddress", [n, address])) as string[];
+  await txindexSynced(rpc);
+  return hashes;
+}
+
+/** Waits until bitcoind's txindex has caught up with the tip (immediate on the devnet). */
+async function txindexSynced(rpc: BitcoindRpc): Promise<void> {
+  const tip = (await rpc.call("getblockcount")) as number;
+  for (let i = 0; i < 200; i++) {
+    const info = (await rpc.call("getindexinfo", ["txindex"])) as { txindex?: { best_block_height?: number } };
+    if ((info.txindex?.best_block_height ?? -1) >= tip) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error("txindex did not catch up with the tip");
 }
 
 /** BTC (JSON number) to sats. */
