@@ -1,0 +1,121 @@
+import { BitcoindRpc } from "@tender/chain-bitcoind";
+import { expect } from "chai";
+import { startDevnet, type Devnet } from "../../src/devnet.js";
+import { sat } from "../contract/contract-backend.js";
+import { startBitcoind } from "../contract/real-bitcoind.js";
+import { TestWallet } from "../contract/test-wallet.js";
+
+const exe = process.env.BITCOIND_EXE;
+
+/** Every key path of a JSON value (`a.b[].c`), arrays collapsed to their first element. */
+function keyPaths(v: unknown, prefix = ""): string[] {
+  if (Array.isArray(v)) return v.length ? keyPaths(v[0], `${prefix}[]`) : [];
+  if (typeof v !== "object" || v === null) return [];
+  return Object.entries(v).flatMap(([k, x]) => [`${prefix}.${k}`, ...keyPaths(x, `${prefix}.${k}`)]);
+}
+
+/** Builds the same small history on a node: 101 blocks to `w`, one confirmed and one mempool spend. */
+async function scenario(rpc: BitcoindRpc, w: TestWallet, payee: TestWallet): Promise<{ confirmed: string; pending: string; hashes: string[] }> {
+  const hashes = (await rpc.call("generatetoaddress", [102, w.address])) as string[];
+  const coin = async (i: number) => {
+    const block = (await rpc.call("getblock", [hashes[i], 2])) as { tx: Array<{ txid: string; vout: Array<{ value: number }> }> };
+    const cb = block.tx[0]!;
+    return { txid: cb.txid, vout: 0, valueSat: sat(cb.vout[0]!.value) };
+  };
+  const a = await coin(0);
+  const confirmedTx = w.spend([a], [{ address: payee.address, valueSat: 100_000n }, { address: w.address, valueSat: a.valueSat - 102_000n }]);
+  await rpc.call("sendrawtransaction", [confirmedTx.hex]);
+  await rpc.call("generatetoaddress", [1, w.address]);
+  const b = await coin(1);
+  const pendingTx = w.spend([b], [{ address: payee.address, valueSat: 50_000n }, { address: w.address, valueSat: b.valueSat - 52_000n }]);
+  await rpc.call("sendrawtransaction", [pendingTx.hex]);
+  for (let i = 0; i < 100; i++) {
+    const info = (await rpc.call("getindexinfo")) as { txindex?: { synced?: boolean } };
+    if (info.txindex?.synced) break;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return { confirmed: confirmedTx.txid, pending: pendingTx.txid, hashes };
+}
+
+describe("devnet RPC face: shapes compared with a real bitcoind", function () {
+  this.timeout(120_000);
+  if (!exe) {
+    it("prints every key a real bitcoind prints", function () {
+      console.log("      skipped: BITCOIND_EXE is not set, so there is no Bitcoin Core to compare the devnet's RPC shapes with");
+      this.skip();
+    });
+    return;
+  }
+  let devnet: Devnet;
+  let core: Awaited<ReturnType<typeof startBitcoind>>;
+  let devRpc: BitcoindRpc;
+  let coreRpc: BitcoindRpc;
+  let dev: Awaited<ReturnType<typeof scenario>>;
+  let real: Awaited<ReturnType<typeof scenario>>;
+  const w = new TestWallet("shape-diff");
+  const payee = new TestWallet("shape-diff-payee");
+
+  before(async () => {
+    devnet = await startDevnet({ seed: "shape-diff", premineBlocks: 0 });
+    core = await startBitcoind(exe);
+    devRpc = new BitcoindRpc(devnet.rpcUrl, { url: devnet.rpcUrl, auth: { cookieFile: devnet.cookieFile } });
+    coreRpc = new BitcoindRpc(core.url, { url: core.url, auth: { cookieFile: core.cookieFile } });
+    dev = await scenario(devRpc, w, payee);
+    real = await scenario(coreRpc, w, payee);
+  });
+  after(async () => {
+    await devnet?.stop();
+    await core?.stop();
+  });
+
+  type Args = (s: Awaited<ReturnType<typeof scenario>>) => unknown[];
+  const calls: Array<[string, Args]> = [
+    ["getblockchaininfo", () => []],
+    ["getblockheader", (s) => [s.hashes[5]]],
+    ["getblock", (s) => [s.hashes[5], 1]],
+    ["getblock", (s) => [s.hashes[5], 2]],
+    ["getblock", (s) => [s.hashes[5], 3]],
+    ["getrawtransaction", (s) => [s.confirmed, 1]],
+    ["getrawtransaction", (s) => [s.confirmed, 2]],
+    ["getrawtransaction", (s) => [s.pending, 1]],
+    ["gettxout", (s) => [s.pending, 0]],
+    ["getmempoolentry", (s) => [s.pending]],
+    ["getrawmempool", () => [true]],
+    ["getmempoolinfo", () => []],
+    ["testmempoolaccept", () => [["00"]]],
+    ["gettxspendingprevout", (s) => [[{ txid: s.confirmed, vout: 1 }]]],
+    ["validateaddress", () => [payee.address]],
+    ["validateaddress", () => ["nope"]],
+    ["getindexinfo", () => []],
+    ["getnetworkinfo", () => []],
+  ];
+  for (const [method, args] of calls) {
+    it(`${method} ${JSON.stringify(args({ confirmed: "C", pending: "P", hashes: Array(6).fill("H") }))}: the devnet prints every key Core prints`, async () => {
+      const [a, b] = await Promise.all([coreRpc.call(method, args(real)), devRpc.call(method, args(dev))]);
+      const corePaths = keyPaths(a);
+      const devPaths = keyPaths(b);
+      const extra = devPaths.filter((p) => !corePaths.includes(p));
+      if (extra.length) console.log(`      devnet-only keys: ${extra.join(", ")}`);
+      expect(corePaths.filter((p) => !devPaths.includes(p)), "keys Core prints that the devnet lacks").to.deep.equal([]);
+    });
+  }
+
+  const errors: Array<[string, Args]> = [
+    ["getblockhash", () => [9999]],
+    ["getblock", () => ["00".repeat(32)]],
+    ["getrawtransaction", () => ["00".repeat(32), true]],
+    ["getmempoolentry", (s) => [s.confirmed]],
+    ["sendrawtransaction", () => ["zz"]],
+    ["estimatesmartfee", () => [0]],
+    ["generatetoaddress", () => [1, "nope"]],
+    ["nosuchmethod", () => []],
+  ];
+  for (const [method, args] of errors) {
+    it(`${method} fails with Core's code and message`, async () => {
+      const grab = (rpc: BitcoindRpc, s: typeof dev) => rpc.call(method, args(s)).then(() => null, (e: { code?: number; rpcMessage?: string }) => ({ code: e.code, message: e.rpcMessage }));
+      const [a, b] = await Promise.all([grab(coreRpc, real), grab(devRpc, dev)]);
+      expect(b?.code).to.equal(a?.code);
+      if (a?.message !== b?.message) console.log(`      message differs: core ${JSON.stringify(a?.message)} / devnet ${JSON.stringify(b?.message)}`);
+    });
+  }
+});
