@@ -17,7 +17,8 @@ import { toHex } from "./encoding.js";
 import type { VtxoPolicy } from "./policy.js";
 import { ArkoorError, allocateArkoorOutputs, isolateDust, type ArkoorDestination } from "./arkoor-allocation.js";
 import { arkoorOutputVtxos, buildArkoorPart, type ArkoorInput, type ArkoorPart } from "./arkoor.js";
-import type { Vtxo } from "./vtxo.js";
+import { vtxoId, type Vtxo } from "./vtxo.js";
+import { arkoorCosignAttestation, type SignedMessage } from "./signatures.js";
 import {
   MusigInvalidPartialSignatureError,
   musigCompleteCosign,
@@ -111,4 +112,9 @@ export function arkoorUserFinish(pkg: ArkoorPackage, keyFor: SecretKeyLookup, no
 export function arkoorPackageVtxos(pkg: ArkoorPackage, signatures: readonly (readonly (Uint8Array | null)[])[]): Vtxo<VtxoPolicy>[] {
   if (signatures.length !== pkg.parts.length) throw new ArkoorError("signature", "one signature list per part expected");
   return pkg.parts.flatMap((part, k) => arkoorOutputVtxos(part, signatures[k]!));
+}
+
+/** The `ArkoorCosignAttestation` message of a part (sign it with the input's user key). */
+export function arkoorPartAttestation(part: ArkoorPart): SignedMessage {
+  return arkoorCosignAttestation(vtxoId(part.input), part.normal, part.isolated);
 }

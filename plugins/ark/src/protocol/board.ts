@@ -159,3 +159,39 @@ export function boardFromVtxo(vtxo: Vtxo, fundingTx: Transaction, serverPubkey: 
   if (!outPointEquals({ txid: board.exitTxid, vout: BOARD_EXIT_VTXO_VOUT }, vtxo.point)) throw new BoardError("not-a-board", "vtxo id mismatch");
   return board;
 }
+
+/** What the server knows when it receives `RequestBoardCosign` (core spec §9.2 step 4). */
+export interface BoardCosignRequestCheck {
+  amount: bigint;
+  fee: bigint;
+  expiryHeight: number;
+  fundingOutpoint: OutPoint;
+  /** The unsigned funding tx the client sent. */
+  fundingTx: Transaction;
+  /** Also the user key of the request, to rebuild the funding script. */
+  userPubkey: Uint8Array;
+  serverPubkey: Uint8Array;
+  tipHeight: number;
+  vtxoLifetime: number;
+  minBoardAmount: bigint;
+  maxVtxoAmount?: bigint;
+}
+
+/**
+ * The server's stateless checks of a board cosign request: amount bounds (≥ max(min, 330),
+ * ≤ max VTXO amount), fee, expiry window (`E ≥ tip`, `E − tip ≤ lifetime + 3`), and that the
+ * funding tx has ≤ 100 inputs and pays the board funding script the amount at the outpoint.
+ * Chain lookups (inputs exist, not a known virtual tx) stay with the caller.
+ */
+export function checkBoardCosignRequest(r: BoardCosignRequestCheck): void {
+  const min = r.minBoardAmount > 330n ? r.minBoardAmount : 330n;
+  if (r.amount < min) throw new BoardError("zero-amount", `board amount ${r.amount} below the minimum ${min}`);
+  if (r.maxVtxoAmount !== undefined && r.amount > r.maxVtxoAmount) throw new BoardError("zero-amount", `board amount ${r.amount} above the maximum ${r.maxVtxoAmount}`);
+  checkBoardAmounts(r.amount, r.fee);
+  if (r.expiryHeight < r.tipHeight || r.expiryHeight - r.tipHeight > r.vtxoLifetime + 3) throw new BoardError("not-a-board", `expiry height ${r.expiryHeight} outside the allowed window`);
+  if (r.fundingTx.inputs.length > MAX_BOARD_FUNDING_INPUTS) throw new BoardError("not-a-board", "board funding tx has too many inputs");
+  if (!bytesEqual(txid(r.fundingTx), r.fundingOutpoint.txid)) throw new BoardError("not-a-board", "funding tx does not match the outpoint");
+  const out = r.fundingTx.outputs[r.fundingOutpoint.vout];
+  const script = boardFundingTaproot({ userPubkey: r.userPubkey, serverPubkey: r.serverPubkey, expiryHeight: r.expiryHeight }).scriptPubKey;
+  if (!out || out.value !== r.amount || !bytesEqual(out.script, script)) throw new BoardError("not-a-board", "funding output does not pay the board script the board amount");
+}

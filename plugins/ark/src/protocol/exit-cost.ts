@@ -10,6 +10,8 @@
 import type { ServerVtxoPolicy } from "./policy.js";
 import type { Vtxo } from "./vtxo.js";
 import { exitTransactions } from "./vtxo-exit.js";
+import { checkStandard } from "./vtxo-validate.js";
+import { ProtocolError } from "./errors.js";
 import { feeForWeightCeil, txWeight } from "./exit-weight.js";
 
 /** Extra blocks of the "should refresh" expiry window over the threshold. */
@@ -48,4 +50,18 @@ export function refreshNeed(vtxo: Vtxo<ServerVtxoPolicy>, p: RefreshParams): { n
   if (vtxo.amount < REFRESH_DUST_SAT) return { need: "should", reason: "dust" };
   if (vtxo.amount < roughExitCost(vtxo, p.feeRateSatPerKwu)) return { need: "should", reason: "uneconomical to exit" };
   return { need: "no" };
+}
+
+/** An exit that must not be started. */
+export class ExitStartError extends ProtocolError {}
+
+/**
+ * The checks before starting an exit (core spec §11.3 `start`, §7.4): amount ≥ 330 and, unless
+ * explicitly skipped, every output of the exit chain standard and above dust.
+ */
+export function checkExitStart(vtxo: Vtxo<ServerVtxoPolicy>, opts: { skipStandardCheck?: boolean } = {}): void {
+  if (vtxo.amount < REFRESH_DUST_SAT) throw new ExitStartError(`VTXO amount ${vtxo.amount} is below the dust limit`);
+  if (opts.skipStandardCheck) return;
+  const bad = checkStandard(vtxo);
+  if (bad) throw new ExitStartError(`VTXO exit is not standard (${bad.where === "vtxo" ? "own output" : `genesis item ${bad.where}`}): ${bad.reason}`);
 }

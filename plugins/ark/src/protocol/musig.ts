@@ -203,6 +203,27 @@ export function musigRespondCosign(p: {
 }
 
 /**
+ * Like {@link musigRespondCosign} with BIP-327 deterministic signing (DeterministicSign): the
+ * responder needs no randomness and no nonce state, and repeating a request gives the same
+ * answer (captaind signs hArk leaf unlocks this way). Safe only because the responder signs
+ * immediately after seeing the other nonce.
+ */
+export function musigRespondCosignDeterministic(p: {
+  secretKey: Uint8Array;
+  otherPubkey: Uint8Array;
+  pubkey: Uint8Array;
+  otherPubNonce: Uint8Array;
+  message: Uint8Array;
+  tweak?: Uint8Array;
+  rand?: Uint8Array;
+}): MusigCosignResponse {
+  const sorted = musigSortKeys([p.pubkey, p.otherPubkey]);
+  const tweaks = p.tweak ? [p.tweak] : [];
+  const r = wrap("deterministic signing", () => musig2.deterministicSign(p.secretKey, p.otherPubNonce, sorted, p.message, tweaks, tweaks.map(() => true), p.rand));
+  return { pubNonce: r.publicNonce, partialSig: r.partialSig };
+}
+
+/**
  * The initiator side's completion: verify the responder's partial signature (throws
  * {@link MusigInvalidPartialSignatureError} if it is invalid), add our own and return the final
  * 64-byte signature.

@@ -13,9 +13,10 @@ import { decodeVtxo, encodeVtxo, type Vtxo } from "../../src/protocol/vtxo.js";
 import { validateVtxo, validateVtxoUnsigned } from "../../src/protocol/vtxo-validate.js";
 import { ArkoorError, isolateDust, allocateArkoorOutputs } from "../../src/protocol/arkoor-allocation.js";
 import { arkoorOutputVtxos, buildArkoorPart } from "../../src/protocol/arkoor.js";
-import { arkoorPackageVtxos, arkoorPubNonces, arkoorServerCosign, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage } from "../../src/protocol/arkoor-package.js";
+import { arkoorPartAttestation, arkoorPackageVtxos, arkoorPubNonces, arkoorServerCosign, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage } from "../../src/protocol/arkoor-package.js";
 import { musigAggregateKey, musigSortKeys, musigTweakedKey } from "../../src/protocol/musig.js";
 import type { VtxoPolicy } from "../../src/protocol/policy.js";
+import { signAttestation, verifyAttestation } from "../../src/protocol/signatures.js";
 
 const V2 = arkVectors.vtxo_encoding.encoding_version_2;
 const G = arkVectors.keys.vtxo_vector_generation;
@@ -139,6 +140,11 @@ describe("arkoor package construction (core spec §10.3–§10.6)", () => {
       expect(vtxos.map((v) => toHex(encodePolicy(v.policy)))).to.deep.equal([bob, bob, alice].map((k) => toHex(encodePolicy({ type: "pubkey", userPubkey: k }))));
       for (const v of vtxos) expect(() => validateVtxo(v, anchorTxOf(v))).to.not.throw();
       expect(vtxos[1]!.point.vout).to.equal(0);
+      const att = arkoorPartAttestation(p);
+      const sig = signAttestation(att, keyFor(alice));
+      expect(verifyAttestation(sig, att, alice)).to.equal(true);
+      const swapped = arkoorPartAttestation({ ...p, isolated: [...p.isolated].reverse() });
+      expect(verifyAttestation(sig, swapped, alice)).to.equal(false);
       expect(vtxos[2]!.point.vout).to.equal(1);
     });
 

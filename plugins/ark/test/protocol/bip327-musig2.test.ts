@@ -21,6 +21,7 @@ import {
   musigNonceAgg,
   musigNonceGen,
   musigRespondCosign,
+  musigRespondCosignDeterministic,
   musigSortKeys,
   musigTweakedKey,
 } from "../../src/protocol/musig.js";
@@ -238,6 +239,18 @@ describe("MuSig2 glue (core spec §4.4)", () => {
     const response = musigRespondCosign({ secretKey: serverSk, pubkey: serverPk, otherPubkey: userPk, otherPubNonce: userNonce.pubNonce, message });
     const sig = musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce: userNonce, otherPubkey: serverPk, response, message });
     expect(ecc.verifySchnorr(message, musigAggregateKey([userPk, serverPk]), sig)).to.equal(true);
+  });
+
+  it("deterministic responder: same request, same answer; the co-signature verifies", () => {
+    const outputKey = musigTweakedKey([userPk, serverPk], tweak);
+    const userNonce = musigNonceGen({ pubkey: userPk, secretKey: userSk, message });
+    const args = { secretKey: serverSk, pubkey: serverPk, otherPubkey: userPk, otherPubNonce: userNonce.pubNonce, message, tweak };
+    const a = musigRespondCosignDeterministic(args);
+    const b = musigRespondCosignDeterministic(args);
+    expect(bytesToHex(a.pubNonce)).to.equal(bytesToHex(b.pubNonce));
+    expect(bytesToHex(a.partialSig)).to.equal(bytesToHex(b.partialSig));
+    const sig = musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce: userNonce, otherPubkey: serverPk, response: a, message, tweak });
+    expect(ecc.verifySchnorr(message, outputKey, sig)).to.equal(true);
   });
 
   it("rejects a co-signer partial signature that does not verify", () => {

@@ -4,7 +4,7 @@ import * as ecc from "tiny-secp256k1";
 import { arkVectors } from "./ark-vectors.js";
 import { fromHex, toHex, reverseBytes, formatOutPoint, encodeOutPoint } from "../../src/protocol/encoding.js";
 import { encodeTx, txid, txidHex, type Transaction } from "../../src/protocol/tx.js";
-import { BoardError, boardFromVtxo, boardFundingTaproot, boardVtxo, buildBoardExit, checkBoardAmounts, signedBoardExitTx } from "../../src/protocol/board.js";
+import { BoardError, checkBoardCosignRequest, boardFromVtxo, boardFundingTaproot, boardVtxo, buildBoardExit, checkBoardAmounts, signedBoardExitTx } from "../../src/protocol/board.js";
 import { decodeTx } from "../../src/protocol/tx.js";
 import { decodeVtxo, encodeVtxo } from "../../src/protocol/vtxo.js";
 import { validateVtxo } from "../../src/protocol/vtxo-validate.js";
@@ -145,6 +145,20 @@ describe("board (core spec §9)", () => {
       expect(() => boardFromVtxo(vtxo, anchor, fromHex(K.dummy_server_key.public_key))).to.throw(BoardError, "server pubkey mismatch");
       expect(() => boardFromVtxo({ ...vtxo, amount: vtxo.amount - 1n }, anchor, params.serverPubkey)).to.throw(BoardError, "vtxo id mismatch");
     });
+  });
+
+  it("server checks of a board cosign request: amount bounds, expiry window, funding tx", () => {
+    const t = B.board_builder_test;
+    const params = { userPubkey: fromHex(t.user_pubkey), serverPubkey: fromHex(t.server_pubkey), expiryHeight: t.expiry_height };
+    const fundingTx: Transaction = { version: 2, locktime: 0, inputs: [], outputs: [{ value: BigInt(t.amount), script: boardFundingTaproot(params).scriptPubKey }] };
+    const ok = { amount: BigInt(t.amount), fee: BigInt(t.fee), expiryHeight: t.expiry_height, fundingOutpoint: { txid: txid(fundingTx), vout: 0 }, fundingTx, userPubkey: params.userPubkey, serverPubkey: params.serverPubkey, tipHeight: t.expiry_height - 4320, vtxoLifetime: 4320, minBoardAmount: 20_000n };
+    expect(() => checkBoardCosignRequest(ok)).to.not.throw();
+    expect(() => checkBoardCosignRequest({ ...ok, minBoardAmount: 200_000_000n })).to.throw(BoardError, "below the minimum");
+    expect(() => checkBoardCosignRequest({ ...ok, maxVtxoAmount: 1_000n })).to.throw(BoardError, "above the maximum");
+    expect(() => checkBoardCosignRequest({ ...ok, tipHeight: t.expiry_height - 4324 })).to.throw(BoardError, "window");
+    expect(() => checkBoardCosignRequest({ ...ok, tipHeight: t.expiry_height + 1 })).to.throw(BoardError, "window");
+    expect(() => checkBoardCosignRequest({ ...ok, amount: BigInt(t.amount) - 1n })).to.throw(BoardError, "funding output");
+    expect(() => checkBoardCosignRequest({ ...ok, fundingOutpoint: { txid: new Uint8Array(32), vout: 0 } })).to.throw(BoardError, "outpoint");
   });
 
   it("refuses a zero amount, a fee above the amount and nothing left after the fee", () => {

@@ -5,7 +5,7 @@ import { fromHex } from "../../src/protocol/encoding.js";
 import { decodeVtxo } from "../../src/protocol/vtxo.js";
 import { exitTransactions } from "../../src/protocol/vtxo-exit.js";
 import { txWeight } from "../../src/protocol/exit-weight.js";
-import { exitChainWeight, refreshNeed, roughExitCost } from "../../src/protocol/exit-cost.js";
+import { ExitStartError, checkExitStart, exitChainWeight, refreshNeed, roughExitCost } from "../../src/protocol/exit-cost.js";
 
 const V2 = arkVectors.vtxo_encoding.encoding_version_2;
 const vtxo = (name: string) => decodeVtxo(fromHex((V2.vtxos as { name: string; hex: string }[]).find((v) => v.name === name)!.hex));
@@ -32,5 +32,14 @@ describe("exit cost and refresh decisions (core spec §11.1, §11.5)", () => {
     expect(refreshNeed(deep, { ...base, maxVtxoExitDepth: 10 }).reason).to.equal("exit depth past half the maximum");
     expect(refreshNeed(deep, { ...base, feeRateSatPerKwu: 100_000n }).reason).to.equal("uneconomical to exit");
     expect(refreshNeed({ ...deep, amount: 329n }, base).reason).to.equal("dust");
+  });
+
+  it("an exit starts only for ≥ 330 sat and a standard exit chain (unless the check is skipped)", () => {
+    expect(() => checkExitStart(deep)).to.not.throw();
+    expect(() => checkExitStart({ ...deep, amount: 329n })).to.throw(ExitStartError, "dust");
+    const item = deep.genesis[0]!;
+    const weird = { ...deep, genesis: [{ ...item, otherOutputs: [...item.otherOutputs, { value: 1_000n, script: Uint8Array.of(0x51) }] }, ...deep.genesis.slice(1)] };
+    expect(() => checkExitStart(weird)).to.throw(ExitStartError, "genesis item 0");
+    expect(() => checkExitStart(weird, { skipStandardCheck: true })).to.not.throw();
   });
 });
