@@ -1,13 +1,21 @@
 import { Router } from "express";
-import type { DevnetNode } from "../node/devnet-node.js";
+import type { BlockInfo, DevnetNode, TxInfo } from "../node/devnet-node.js";
 import { blockJson, outspendJson, statusJson, txJson } from "./esplora-json.js";
 import { hashParam, intParam, notFound } from "./esplora-errors.js";
 
 /** Esplora's block and transaction paths. */
 export function chainRoutes(node: DevnetNode): Router {
   const r = Router();
-  const block = (hash: string) => node.getBlock(hash) ?? (() => { throw notFound("Block"); })();
-  const tx = (txid: string) => node.getTransaction(txid) ?? (() => { throw notFound("Transaction"); })();
+  const block = (hash: string): BlockInfo => {
+    const b = node.getBlock(hash);
+    if (!b) throw notFound("Block");
+    return b;
+  };
+  const tx = (txid: string): TxInfo => {
+    const t = node.getTransaction(txid);
+    if (!t) throw notFound("Transaction");
+    return t;
+  };
 
   r.get("/blocks/tip/height", (_req, res) => void res.type("text/plain").send(String(node.tipHeight())));
   r.get("/blocks/tip/hash", (_req, res) => void res.type("text/plain").send(node.tipHash()));
