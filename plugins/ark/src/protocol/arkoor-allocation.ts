@@ -22,6 +22,7 @@ export type ArkoorErrorKind =
   | "unbalanced"
   | "no-outputs"
   | "overflow"
+  | "invalid-amount"
   | "too-many-outputs"
   | "isolated-below-dust"
   | "fanout"
@@ -144,7 +145,7 @@ export function checkArkoorOutputs<P>(
     );
     if (s < VTXO_DUST_SAT) throw new ArkoorError("isolated-below-dust", `isolated outputs sum to ${s}, below dust`);
   }
-  for (const d of [...normal, ...isolated]) if (d.amount <= 0n) throw new ArkoorError("overflow", "zero-value arkoor output");
+  for (const d of [...normal, ...isolated]) if (d.amount <= 0n) throw new ArkoorError("invalid-amount", "zero-value arkoor output");
   const fanout = opts.maxFanout ?? DEFAULT_MAX_ARKOOR_FANOUT;
   if (normal.length + isolated.length > fanout) throw new ArkoorError("fanout", `more than ${fanout} outputs for one input`);
   const maxDepth = opts.maxExitDepth ?? DEFAULT_MAX_VTXO_EXIT_DEPTH;
@@ -167,8 +168,8 @@ export const DEFAULT_CHANGE_SPLIT_FACTOR = 2;
  * gives none.
  */
 export function splitChange(change: bigint, payment: bigint, splitFactor: number = DEFAULT_CHANGE_SPLIT_FACTOR): bigint[] {
-  if (!Number.isInteger(splitFactor) || splitFactor < 1 || splitFactor > 3) throw new ArkoorError("overflow", "change split factor must be 1..3");
-  if (change < 0n || payment < 0n) throw new ArkoorError("overflow", "negative amount");
+  if (!Number.isInteger(splitFactor) || splitFactor < 1 || splitFactor > 3) throw new ArkoorError("invalid-amount", "change split factor must be 1..3");
+  if (change < 0n || payment < 0n) throw new ArkoorError("invalid-amount", "negative amount");
   if (change === 0n) return [];
   if (change <= payment || splitFactor === 1) return [change];
   const n = BigInt(splitFactor);

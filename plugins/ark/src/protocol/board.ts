@@ -8,6 +8,15 @@
  * | exit tx | v3, locktime 0, input = funding outpoint (sequence 0), outputs `[pubkey(U) worth A − F, P2A worth F]` |
  * | signature | MuSig2(U, S), key path, tweak = funding TapTweak, over the exit tx's sighash |
  * | VTXO | amount A − F, one `cosigned` genesis item `[U, S]`, id = (exit txid, 0) |
+ *
+ * @example
+ * ```ts
+ * const params = { userPubkey, serverPubkey, expiryHeight: tip + 4320, exitDelta: 144 };
+ * const fundingScript = boardFundingTaproot(params).scriptPubKey;       // pay A here
+ * const board = buildBoardExit(params, fundingOutpoint, A, boardFee(fees.board, A));
+ * // co-sign board.sighash with tweak board.tweak (musig.ts), then:
+ * const vtxo = boardVtxo(board, signature);
+ * ```
  */
 import { ProtocolError } from "./errors.js";
 import type { OutPoint, TxOut } from "./encoding.js";
@@ -27,7 +36,7 @@ export const BOARD_EXIT_VTXO_VOUT = 0;
 export const MAX_BOARD_FUNDING_INPUTS = 100;
 
 /** Why a board was refused. */
-export type BoardErrorKind = "zero-amount" | "fee-higher-than-amount" | "zero-after-fee" | "signature" | "not-a-board";
+export type BoardErrorKind = "zero-amount" | "fee-higher-than-amount" | "zero-after-fee" | "signature" | "not-a-board" | "amount-bounds" | "expiry" | "funding-tx";
 
 /** A board amount/fee combination that cannot make a VTXO. */
 export class BoardError extends ProtocolError {
@@ -185,13 +194,13 @@ export interface BoardCosignRequestCheck {
  */
 export function checkBoardCosignRequest(r: BoardCosignRequestCheck): void {
   const min = r.minBoardAmount > 330n ? r.minBoardAmount : 330n;
-  if (r.amount < min) throw new BoardError("zero-amount", `board amount ${r.amount} below the minimum ${min}`);
-  if (r.maxVtxoAmount !== undefined && r.amount > r.maxVtxoAmount) throw new BoardError("zero-amount", `board amount ${r.amount} above the maximum ${r.maxVtxoAmount}`);
+  if (r.amount < min) throw new BoardError("amount-bounds", `board amount ${r.amount} below the minimum ${min}`);
+  if (r.maxVtxoAmount !== undefined && r.amount > r.maxVtxoAmount) throw new BoardError("amount-bounds", `board amount ${r.amount} above the maximum ${r.maxVtxoAmount}`);
   checkBoardAmounts(r.amount, r.fee);
-  if (r.expiryHeight < r.tipHeight || r.expiryHeight - r.tipHeight > r.vtxoLifetime + 3) throw new BoardError("not-a-board", `expiry height ${r.expiryHeight} outside the allowed window`);
-  if (r.fundingTx.inputs.length > MAX_BOARD_FUNDING_INPUTS) throw new BoardError("not-a-board", "board funding tx has too many inputs");
-  if (!bytesEqual(txid(r.fundingTx), r.fundingOutpoint.txid)) throw new BoardError("not-a-board", "funding tx does not match the outpoint");
+  if (r.expiryHeight < r.tipHeight || r.expiryHeight - r.tipHeight > r.vtxoLifetime + 3) throw new BoardError("expiry", `expiry height ${r.expiryHeight} outside the allowed window`);
+  if (r.fundingTx.inputs.length > MAX_BOARD_FUNDING_INPUTS) throw new BoardError("funding-tx", "board funding tx has too many inputs");
+  if (!bytesEqual(txid(r.fundingTx), r.fundingOutpoint.txid)) throw new BoardError("funding-tx", "funding tx does not match the outpoint");
   const out = r.fundingTx.outputs[r.fundingOutpoint.vout];
   const script = boardFundingTaproot({ userPubkey: r.userPubkey, serverPubkey: r.serverPubkey, expiryHeight: r.expiryHeight }).scriptPubKey;
-  if (!out || out.value !== r.amount || !bytesEqual(out.script, script)) throw new BoardError("not-a-board", "funding output does not pay the board script the board amount");
+  if (!out || out.value !== r.amount || !bytesEqual(out.script, script)) throw new BoardError("funding-tx", "funding output does not pay the board script the board amount");
 }

@@ -9,6 +9,11 @@
  * | witness | `[sig, (preimage), script, control block]`; BIP-341 script path, SIGHASH_DEFAULT, all prevouts |
  * | output | Σ amounts − fee to the destination |
  * | fee | feerate × weight of the signed tx (rounded up); refused if fee + 330 > Σ amounts |
+ *
+ * @example
+ * ```ts
+ * const { tx, fee } = buildClaimTx({ inputs: [{ vtxo, secretKey }], destinationScript, tipHeight, feeRateSatPerKwu: 750n });
+ * ```
  */
 import { ProtocolError } from "./errors.js";
 import { bytesEqual, type TxOut } from "./encoding.js";

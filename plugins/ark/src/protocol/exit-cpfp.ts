@@ -12,6 +12,12 @@
  *
  * The child comes back unsigned (wallet inputs have empty witnesses); its weight is estimated
  * with the witness weight each UTXO declares (default: taproot key path).
+ *
+ * @example
+ * ```ts
+ * const child = buildCpfpChild({ parent: exitTx, feeRateSatPerKwu: 2_500n, utxos, changeScript });
+ * // sign child.tx inputs 1.. with the wallet (prevouts: child.prevouts), then submitpackage([exitTx, child])
+ * ```
  */
 import { ProtocolError } from "./errors.js";
 import { bytesEqual, type OutPoint, type TxOut } from "./encoding.js";

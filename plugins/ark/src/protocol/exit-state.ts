@@ -10,6 +10,13 @@
  * | `processing` | no | while the last exit tx is `verify-inputs`, `awaiting-input-confirmation` or `awaiting-cpfp-broadcast` (and the chain does not know it) |
  * | `awaiting-delta`, `claimable`, `claim-in-progress` | no | no |
  * | `claimed`, `vtxo-already-spent`, `canceled` | yes | no (`canceled` again is a no-op) |
+ *
+ * @example
+ * ```ts
+ * const state = parseExitState(row.state);     // from the database
+ * if (isExitCancelable(state, chainKnowsLastTx)) { … }
+ * serializeExitState(startProcessing(tip, exitTxids));
+ * ```
  */
 import { ProtocolDecodeError } from "./errors.js";
 

@@ -12,6 +12,13 @@
  *
  * Every ppm component is accumulated exactly (in millionths of a satoshi) and rounded up once
  * on the total (protocol version ≥ 4). Amounts are bigint satoshis; fee rates name their unit.
+ *
+ * @example
+ * ```ts
+ * const s = captaindDefaultFeeSchedule();
+ * boardFee(s.board, 100_000n);                                             // 330n
+ * refreshFee(s.refresh, [{ amount: 1_000_000n, blocksToExpiry: 3000 }]);  // 8_150n
+ * ```
  */
 import { ProtocolError } from "./errors.js";
 

@@ -7,6 +7,13 @@
  * | forfeit tx | v3, locktime 0, one input = the VTXO outpoint with sequence `0xffffffff`, outputs `[hark-forfeit-v1(user, unlock hash) worth the VTXO amount, P2A 0]` |
  * | signature | MuSig2(user, server), key path with the VTXO output's TapTweak, SIGHASH_DEFAULT |
  * | bundle | `0x01` ‖ VTXO id (36) ‖ unlock hash (32) ‖ user public nonce (66) ‖ user partial signature (32) |
+ *
+ * @example
+ * ```ts
+ * const bundle = createForfeitBundle(vtxo, unlockHash, userSecretKey, serverForfeitNonce);
+ * encodeForfeitBundle(bundle);                 // 167 bytes for ForfeitVtxosRequest
+ * verifyForfeitBundle(vtxo, bundle, serverForfeitNonce); // server side
+ * ```
  */
 import { ProtocolDecodeError, ProtocolError } from "./errors.js";
 import { ByteWriter, decodeExact, readOutPoint, writeOutPoint, type OutPoint, type TxOut } from "./encoding.js";

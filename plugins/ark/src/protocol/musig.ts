@@ -12,6 +12,15 @@
  *
  * The backend is hidden behind these functions so a faster implementation can replace it
  * without touching the callers.
+ *
+ * @example
+ * ```ts
+ * const nonce = musigNonceGen({ pubkey: userPk, secretKey: userSk, message: sighash });
+ * // server: answers with its nonce and partial signature
+ * const resp = musigRespondCosign({ secretKey: serverSk, pubkey: serverPk, otherPubkey: userPk, otherPubNonce: nonce.pubNonce, message: sighash, tweak });
+ * // user: verifies the partial and completes the 64-byte signature
+ * const sig = musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce, otherPubkey: serverPk, response: resp, message: sighash, tweak });
+ * ```
  */
 import * as musig2 from "@scure/btc-signer/musig2.js";
 import { ProtocolError } from "./errors.js";

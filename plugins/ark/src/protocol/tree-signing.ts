@@ -11,6 +11,14 @@
  *
  * A round VTXO's genesis is one `cosigned` item per node from the root down to the leaf's
  * parent, then one `hash-locked-cosigned` item for the leaf tx.
+ *
+ * @example
+ * ```ts
+ * const agg = treeAggNonces(tree, leafNoncesByKey, [serverNonces]);
+ * const mine = treeCosignBranch(tree, agg, myLeafIdx, cosignSecretKey, mySecNonces);
+ * const sigs = treeCombinePartials(tree, agg, partialsByKey);            // server
+ * const vtxo = treeLeafVtxo(tree, myLeafIdx, sigs, leafUnlockSig, { type: "preimage", preimage });
+ * ```
  */
 import { ProtocolError } from "./errors.js";
 import { toHex, type TxOut } from "./encoding.js";

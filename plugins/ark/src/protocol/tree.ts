@@ -11,6 +11,14 @@
  *
  * Node list: the M leaves in spec order, then internal nodes appended as created (each takes
  * the next ≤ 4 un-parented nodes as children); the last node is the root.
+ *
+ * @example
+ * ```ts
+ * const spec = decodeVtxoTreeSpec(proposal.vtxosSpec);
+ * const tree = buildUnsignedVtxoTree(spec, { txid: roundTxid, vout: 0 });
+ * tree.internal.map((n) => n.sighash);        // what the cosigners sign, leaves → root
+ * treeBranch(tree, myLeafIdx);                // my branch, parent → root
+ * ```
  */
 import { ProtocolDecodeError, ProtocolError } from "./errors.js";
 import { ByteReader, ByteWriter, decodeExact, readOutPoint, writeOutPoint, type OutPoint, type TxOut } from "./encoding.js";
