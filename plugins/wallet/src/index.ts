@@ -4,3 +4,4 @@ export { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.j
 export * from "./keys/seed.js";
 export * from "./config/wallet-config.js";
 export * from "./routes/schemas.js";
+export { WalletCreationChecks, type WalletCreationCheck, type WalletCreationContext } from "./lifecycle/creation-checks.js";

@@ -5,7 +5,8 @@ import {
   type DaemonConfig, type DatabaseLocation, type Logger,
 } from "@tender/core";
 import type { BIP32Interface } from "bip32";
-import { formatWalletConfig } from "../config/wallet-config.js";
+import { formatWalletConfig, parseWalletConfig, type WalletConfig } from "../config/wallet-config.js";
+import { WalletCreationChecks } from "./creation-checks.js";
 import { generateMnemonic, InvalidMnemonicError, masterKey, parseMnemonic, walletFingerprint } from "../keys/seed.js";
 import { WalletProperties } from "../persistence/wallet-properties.js";
 import type { CreateWalletRequest } from "../routes/schemas.js";
@@ -23,6 +24,8 @@ export interface WalletKeys {
   readonly fingerprint: string;
   readonly network: string;
   readonly master: BIP32Interface;
+  /** The wallet's backends (`config.toml`). */
+  readonly config: WalletConfig;
 }
 
 /** Serializes lifecycle operations (create, delete, open) so they never interleave. */
@@ -43,6 +46,8 @@ class Mutex {
 export class WalletLifecycle {
   private readonly mutex = new Mutex();
   private keys: WalletKeys | undefined;
+  /** The extension point other plugins add creation checks to. */
+  readonly creationChecks = new WalletCreationChecks();
 
   constructor(
     private readonly config: DaemonConfig,
@@ -120,7 +125,8 @@ export class WalletLifecycle {
       await this.db.close();
       throw new Error(`the mnemonic's fingerprint ${fingerprint} does not match the database's ${props.fingerprint}`);
     }
-    this.keys = { fingerprint, network: props.network, master };
+    const config = parseWalletConfig(readFileSync(this.path(CONFIG_FILE), "utf8"));
+    this.keys = { fingerprint, network: props.network, master, config };
     this.session.load({ fingerprint, network: props.network });
   }
 
@@ -151,6 +157,10 @@ export class WalletLifecycle {
     try {
       resolved = resolveCreateConfig(req, this.path(CONFIG_FILE));
       checkRestoreRules(req, resolved.config);
+      await this.creationChecks.runAll({
+        network: req.network, config: resolved.config, restoring: req.mnemonic != null, force: req.force ?? false,
+        ...(req.birthday_height != null ? { birthdayHeight: req.birthday_height } : {}),
+      });
     } catch (e) {
       throw fail(e);
     }
@@ -178,7 +188,7 @@ export class WalletLifecycle {
       await this.rollback(journal);
       throw fail(e);
     }
-    this.keys = { fingerprint, network: req.network, master };
+    this.keys = { fingerprint, network: req.network, master, config: resolved.config };
     this.session.load({ fingerprint, network: req.network });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };
