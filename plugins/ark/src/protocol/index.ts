@@ -37,3 +37,4 @@ export * from "./exit-claim.js";
 export * from "./tree-signing.js";
 export * from "./fees-estimate.js";
 export * from "./exit-cost.js";
+export * from "./exit.js";
