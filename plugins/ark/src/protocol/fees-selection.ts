@@ -43,7 +43,7 @@ export interface SelectionOptions {
   fee?: (selected: readonly SelectableVtxo[]) => bigint;
 }
 
-/** The chosen inputs and the fee computed over them. */
+/** The chosen inputs (soonest-expiring first) and the fee computed over them. */
 export interface Selection<T extends SelectableVtxo> {
   selected: T[];
   total: bigint;
@@ -57,22 +57,33 @@ export function sortSelectionCandidates<T extends SelectableVtxo>(candidates: re
   return [...candidates].sort((a, b) => a.expiryHeight - b.expiryHeight || b.exitDepth - a.exitDepth);
 }
 
-function cover<T extends SelectableVtxo>(sorted: readonly T[], target: bigint, maxInputs: number | undefined): { selected: T[]; total: bigint } {
-  const selected: T[] = [];
+interface Cover {
+  /** Indices into the sorted candidates. */
+  selected: number[];
+  total: bigint;
+}
+
+function cover<T extends SelectableVtxo>(sorted: readonly T[], target: bigint, maxInputs: number | undefined): Cover {
+  const selected: number[] = [];
   let total = 0n;
-  for (const c of sorted) {
-    if (total >= target) break;
+  for (let cursor = 0; cursor < sorted.length && total < target; cursor++) {
+    const c = sorted[cursor] as T;
     if (maxInputs === undefined || selected.length < maxInputs) {
-      selected.push(c);
+      selected.push(cursor);
       total += c.amount;
       continue;
     }
-    let smallest = 0;
-    for (let i = 1; i < selected.length; i++) if ((selected[i] as T).amount < (selected[smallest] as T).amount) smallest = i;
-    const s = selected[smallest];
-    if (s && c.amount > s.amount) {
-      total += c.amount - s.amount;
-      selected[smallest] = c;
+    // replace the smallest selected one (the latest-expiring on equal amounts) if c is larger
+    let pos = 0;
+    for (let i = 1; i < selected.length; i++) {
+      const a = (sorted[selected[i]!] as T).amount;
+      const b = (sorted[selected[pos]!] as T).amount;
+      if (a < b || (a === b && selected[i]! > selected[pos]!)) pos = i;
+    }
+    const smallest = sorted[selected[pos]!] as T;
+    if (c.amount > smallest.amount) {
+      total += c.amount - smallest.amount;
+      selected[pos] = cursor;
     }
   }
   return { selected, total };
@@ -87,12 +98,16 @@ export function selectVtxos<T extends SelectableVtxo>(candidates: readonly T[], 
   let fee = 0n;
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const required = amount + fee;
-    const { selected, total } = cover(sorted, required, opts.maxInputs);
-    if (total < required) throw new InsufficientFundsError(required, total, opts.maxInputs);
-    if (!opts.fee) return { selected, total, fee: 0n };
+    const r = cover(sorted, required, opts.maxInputs);
+    if (r.total < required) {
+      const best = opts.maxInputs !== undefined && sorted.length > opts.maxInputs ? opts.maxInputs : undefined;
+      throw new InsufficientFundsError(required, r.total, best);
+    }
+    const selected = [...r.selected].sort((a, b) => a - b).map((i) => sorted[i] as T);
+    if (!opts.fee) return { selected, total: r.total, fee: 0n };
     fee = opts.fee(selected);
     if (fee < 0n) throw new FeeError("negative fee");
-    if (total >= amount + fee) return { selected, total, fee };
+    if (r.total >= amount + fee) return { selected, total: r.total, fee };
   }
   throw new FeeError(`input selection did not converge after ${MAX_ROUNDS} rounds`);
 }

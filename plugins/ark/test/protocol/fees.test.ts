@@ -135,6 +135,14 @@ describe("fee-aware input selection (flows spec §5.5)", () => {
     );
   });
 
+  it("on equal smallest amounts the latest-expiring one is replaced; the result is soonest-expiring first", () => {
+    const r = selectVtxos([v("a", 100, 1), v("b", 100, 2), v("c", 500, 3), v("d", 600, 4)], 1_000n, { maxInputs: 2 });
+    expect(r.selected.map((x) => x.id)).to.deep.equal(["c", "d"]);
+    const tie = selectVtxos([v("a", 100, 1), v("b", 100, 2), v("c", 300, 3)], 400n, { maxInputs: 2 });
+    expect(tie.selected.map((x) => x.id)).to.deep.equal(["a", "c"]);
+    expect(() => selectVtxos([v("a", 100, 1), v("b", 100, 2)], 400n, { maxInputs: 2 })).to.throw(InsufficientFundsError, "Needed 400 but 200 is available");
+  });
+
   it("iterates until the selection covers amount + fee of that selection", () => {
     const send = { minFeeSat: 10n, baseFeeSat: 75n, ppmExpiryTable: table([[0, 10_000]]) };
     const cands = [v("a", 100_000, 1000), v("b", 1500, 1001), v("c", 50_000, 1002)];
