@@ -8,7 +8,7 @@
  * | version | 3 (TRUC); the child must stay ≤ 1000 vB |
  * | inputs | the parent's P2A output (empty witness, 1 WU) + confirmed wallet UTXOs |
  * | outputs | one change output, kept above its dust limit |
- * | fee | `(parent weight + child weight) × feerate`; replacing a child: also ≥ current package fee + 1 sat/vB × package weight |
+ * | fee | `(parent weight + child weight) × feerate`; replacing a child: at least current package fee + 1 sat/vB × (parent weight) + 1 sat/vB × (child weight) |
  *
  * The child comes back unsigned (wallet inputs have empty witnesses); its weight is estimated
  * with the witness weight each UTXO declares (default: taproot key path).
@@ -53,8 +53,8 @@ export interface CpfpParams {
   utxos: readonly WalletUtxo[];
   /** Script of the fresh change address. */
   changeScript: Uint8Array;
-  /** An existing child being replaced: its package fee and weight (RBF rule of §11.2). */
-  replacing?: { packageFee: bigint; packageWeight: number };
+  /** An existing child being replaced: the current package fee (RBF rule of §11.2). */
+  replacing?: { packageFee: bigint };
 }
 
 /** A built (unsigned) child with its fee accounting. */
@@ -100,7 +100,8 @@ export function buildCpfpChild(p: CpfpParams): CpfpChild {
     const packageWeight = parentWeight + weight;
     let fee = feeForWeightCeil(p.feeRateSatPerKwu, packageWeight);
     if (p.replacing) {
-      const bump = p.replacing.packageFee + feeForWeightCeil(SAT_PER_VB_IN_KWU, packageWeight);
+      // current package fee + 1 sat/vB on the parent + 1 sat/vB on the new child (each rounded up)
+      const bump = p.replacing.packageFee + feeForWeightCeil(SAT_PER_VB_IN_KWU, parentWeight) + feeForWeightCeil(SAT_PER_VB_IN_KWU, weight);
       if (bump > fee) fee = bump;
     }
     const available = anchor.value + selected.reduce((s, u) => s + u.txout.value, 0n);

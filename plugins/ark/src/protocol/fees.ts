@@ -109,7 +109,8 @@ export function blocksToExpiry(expiryHeight: number, tipHeight: number): number 
 }
 
 /**
- * Checks a ppm expiry table: thresholds strictly ascending, ppm never decreasing, no negatives.
+ * Checks a ppm expiry table as captaind and the wallet do: thresholds in ascending order (equal
+ * neighbours allowed), ppm never decreasing, no negatives.
  * An empty table is valid (no ppm component).
  */
 export function validatePpmExpiryTable(table: readonly PpmExpiryEntry[]): void {
@@ -119,8 +120,8 @@ export function validatePpmExpiryTable(table: readonly PpmExpiryEntry[]): void {
       throw new InvalidFeeScheduleError("invalid fee schedule: negative or non-integer table entry");
     }
     const prev = table[i - 1];
-    if (prev && (e.expiryBlocksThreshold <= prev.expiryBlocksThreshold || e.ppm < prev.ppm)) {
-      throw new InvalidFeeScheduleError("invalid fee schedule: table must ascend in threshold with non-decreasing ppm");
+    if (prev && (e.expiryBlocksThreshold < prev.expiryBlocksThreshold || e.ppm < prev.ppm)) {
+      throw new InvalidFeeScheduleError("invalid fee schedule: table must be sorted by threshold with a non-decreasing ppm");
     }
   }
 }

@@ -65,8 +65,9 @@ describe("exit transactions (core spec §11)", () => {
     it("replacing a child pays at least the old package fee plus 1 sat/vB of the package", () => {
       const coin = walletCoin(walletSk, 50_000n, 1);
       const first = buildCpfpChild({ parent, feeRateSatPerKwu: 500n, utxos: [coin], changeScript: coin.txout.script });
-      const bumped = buildCpfpChild({ parent, feeRateSatPerKwu: 500n, utxos: [coin], changeScript: coin.txout.script, replacing: { packageFee: first.fee, packageWeight: first.packageWeight } });
-      expect(bumped.fee).to.equal(first.fee + (250n * BigInt(bumped.packageWeight) + 999n) / 1000n);
+      const bumped = buildCpfpChild({ parent, feeRateSatPerKwu: 500n, utxos: [coin], changeScript: coin.txout.script, replacing: { packageFee: first.fee } });
+      const perVb = (w: number): bigint => BigInt(Math.ceil(w / 4));
+      expect(bumped.fee).to.equal(first.fee + perVb(txWeight(parent)) + perVb(bumped.weight));
       expect(shouldReplaceChild(500n, 500n)).to.equal(false);
       expect(shouldReplaceChild(500n, 501n)).to.equal(true);
     });

@@ -104,10 +104,11 @@ describe("fees (flows spec §5, vector group `fees`)", () => {
     expect(lightningReceiveFee(s.lightningReceive, 100_000n)).to.equal(300n);
   });
 
-  it("refuses tables with descending thresholds or decreasing ppm", () => {
+  it("refuses tables with descending thresholds or decreasing ppm (equal neighbours are fine)", () => {
     expect(() => validatePpmExpiryTable(table([[100, 10], [50, 20]]))).to.throw(InvalidFeeScheduleError);
     expect(() => validatePpmExpiryTable(table([[50, 20], [100, 10]]))).to.throw(InvalidFeeScheduleError);
     expect(() => validatePpmExpiryTable(table([[50, 20], [100, 20]]))).to.not.throw();
+    expect(() => validatePpmExpiryTable(table([[50, 20], [50, 30]]))).to.not.throw();
     expect(() => validatePpmExpiryTable([])).to.not.throw();
   });
 });
