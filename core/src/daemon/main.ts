@@ -8,12 +8,13 @@ import { createLogger, type Logger } from "../log/logger.js";
 import { importPlugins } from "../plugin/import-plugins.js";
 import { TENDER_VERSION } from "../version.js";
 import { prepareDatadir } from "./datadir.js";
+import { gitRevision } from "./git-revision.js";
 import { InstanceLock } from "./instance-lock.js";
 import { loadOrCreateToken, readTokenFile, writeTokenFile } from "./token-file.js";
 
 /** `tenderd --version` text. */
 export function versionLine(): string {
-  return `tenderd ${TENDER_VERSION} (${process.env.TENDER_GIT_HASH ?? "unknown"})`;
+  return `tenderd ${TENDER_VERSION} (${gitRevision()})`;
 }
 
 function makeLogger(config: DaemonConfig, datadir: string): Logger {
@@ -57,7 +58,7 @@ export async function serve(config: DaemonConfig): Promise<number> {
   config.datadir = dir;
   const logger = makeLogger(config, dir);
   if (groupOrWorldAccessible) logger.warn(`datadir ${dir} is accessible by group or others; consider chmod 700`);
-  logger.info(`Starting tenderd version ${TENDER_VERSION} with datadir ${dir}`);
+  logger.info(`Starting tenderd version ${TENDER_VERSION} (${gitRevision()}) with datadir ${dir}`);
 
   const lock = InstanceLock.acquire(dir);
   let kernel: Kernel | undefined;
