@@ -225,8 +225,16 @@ export function treeTotalAmount(spec: VtxoTreeSpec): bigint {
   return spec.leaves.reduce((s, l) => s + l.amount, 0n);
 }
 
+/** Rounds pad trees to at least this many leaves: a one-leaf tree has no node tx to fund. */
+export const MIN_TREE_LEAVES = 2;
+
+function checkBuildable(spec: VtxoTreeSpec): void {
+  if (spec.leaves.length < MIN_TREE_LEAVES) throw new VtxoTreeError("a round tree needs at least two leaves (pad it)");
+}
+
 /** The round funding output the tree spends: agg of every cosign key, value = Σ leaves. */
 export function vtxoTreeFundingOutput(spec: VtxoTreeSpec): TxOut {
+  checkBuildable(spec);
   const shape = buildTreeShape(spec.leaves.length);
   const root = shape[shape.length - 1] as TreeNode;
   const tr = treeInternalTaproot(aggregateXOnly(treeNodeCosignKeys(spec, root)), spec.serverPubkey, spec.expiryHeight);
@@ -265,8 +273,10 @@ const emptyInput = (prevout: OutPoint) => ({ prevout, scriptSig: new Uint8Array(
  * Builds every tree tx for a funding output at `rootOutpoint` (flows spec §3.4): node txs pay
  * their children (hArk leaf outputs for leaves, cosign taproots for internal children) plus a
  * P2A anchor; leaf txs pay the requested VTXO policy plus a P2A anchor; all v3, zero fee.
+ * Needs at least {@link MIN_TREE_LEAVES} leaves.
  */
 export function buildUnsignedVtxoTree(spec: VtxoTreeSpec, rootOutpoint: OutPoint, hashLockVersion: HashLockVersion = 1): UnsignedVtxoTree {
+  checkBuildable(spec);
   const shape = buildTreeShape(spec.leaves.length);
   const ctx: PolicyContext = { serverPubkey: spec.serverPubkey, exitDelta: spec.exitDelta, expiryHeight: spec.expiryHeight };
   const leafTaproots = spec.leaves.map((l) => policyTaproot(treeLeafPolicy(l, hashLockVersion), ctx));
