@@ -1,0 +1,21 @@
+/**
+ * @tender/ark-grpc — tender's own gRPC definitions of the Ark server protocol (generated from
+ * `proto/` by buf + ts-proto, committed under `src/gen/`) and the wallet's Ark server client.
+ *
+ * Generated messages, enums, service definitions (`ArkServiceService`, `MailboxServiceService`,
+ * the admin services, `IntegrationServiceService`, `HealthService`), server interfaces and client
+ * constructors are re-exported flat; each generated module is also available as a namespace
+ * (`core`, `barkServer`, `barkServerAdmin`, `mailboxServer`, `intman`, `health`).
+ */
+export * from "./gen/core.js";
+export * from "./gen/bark_server.js";
+export * from "./gen/bark_server_admin.js";
+export * from "./gen/mailbox_server.js";
+export * from "./gen/intman.js";
+export * from "./gen/grpc/health/v1/health.js";
+export * as core from "./gen/core.js";
+export * as barkServer from "./gen/bark_server.js";
+export * as barkServerAdmin from "./gen/bark_server_admin.js";
+export * as mailboxServer from "./gen/mailbox_server.js";
+export * as intman from "./gen/intman.js";
+export * as health from "./gen/grpc/health/v1/health.js";
