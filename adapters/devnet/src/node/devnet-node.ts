@@ -379,7 +379,7 @@ export class DevnetNode {
   replaceWithConfirmedConflict(txid: string, conflictRaw?: Uint8Array | string): ConfirmedConflictResult {
     const target = this.mempool.get(txid);
     if (!target) throw new ControlError(`transaction ${txid} is not in the mempool`);
-    const doomed = [txid, ...this.mempool.descendants(txid)];
+    const before = new Set(this.mempool.all().map((e) => e.txid));
     let conflict: Tx;
     if (conflictRaw !== undefined) {
       conflict = this.decode(conflictRaw);
@@ -388,12 +388,17 @@ export class DevnetNode {
         throw new ControlError(`the given transaction does not spend any input of ${txid}`);
       }
     } else {
-      const coin = target.spent.find((c) => c.height !== undefined && hex(c.scriptPubKey) === hex(this.faucetWallet.script));
-      if (!coin) throw new ControlError(`no confirmed input of ${txid} belongs to the faucet; pass a signed conflicting transaction`);
+      // a confirmed faucet coin spent by the target, or by an ancestor (dropping the ancestor drops the target too)
+      const faucetScript = hex(this.faucetWallet.script);
+      const candidates = [target, ...this.mempool.topoSort(this.mempool.ancestors(txid)).map((t) => this.mempool.get(t)!)];
+      const coin = candidates.flatMap((e) => e.spent).find((c) => c.height !== undefined && hex(c.scriptPubKey) === faucetScript);
+      if (!coin) throw new ControlError(`no confirmed input of ${txid} or its ancestors belongs to the faucet; pass a signed conflicting transaction`);
       conflict = decodeTx(this.faucetWallet.pay([{ txid: coin.txid, vout: coin.vout, value: coin.value, confirmed: true }], this.faucetWallet.script, coin.value - 1000n));
     }
     const blockHash = this.mineTransactions([encodeTx(conflict, true)]);
-    return { blockHash, conflictTxid: displayHex(sha256d(encodeTx(conflict, false))), removed: doomed.filter((t) => !this.mempool.has(t)) };
+    const conflictTxid = displayHex(sha256d(encodeTx(conflict, false)));
+    const removed = [...before].filter((t) => t !== conflictTxid && !this.mempool.has(t) && this.chain.tx(t) === undefined);
+    return { blockHash, conflictTxid, removed };
   }
 
   /** Save the mempool (when a datadir is set) and detach listeners. */

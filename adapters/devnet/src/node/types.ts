@@ -251,7 +251,7 @@ export interface DevnetNodeOptions {
   readonly seed?: string | Uint8Array;
   /** Directory where blocks (and the mempool) are persisted; in memory only when absent. */
   readonly datadir?: string;
-  /** Blocks mined to the faucet wallet on a fresh chain so its coins are mature. Default 110 (≥ 101). */
+  /** Blocks mined to the faucet wallet on a fresh chain so its coins are mature. Default 110; with fewer than 100 the faucet has no mature coin. */
   readonly premineBlocks?: number;
   /** Header time of block 1, unix seconds. Default 1767225600 (2026-01-01). */
   readonly startTime?: number;

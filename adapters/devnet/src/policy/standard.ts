@@ -112,7 +112,7 @@ export function checkWitnessStandard(tx: Tx, spent: readonly SpentCoin[]): Refus
     }
     if (witness.length === 0) continue;
     const wp = witnessProgram(prev);
-    if (!wp) continue;
+    if (!wp) return { reason: "bad-witness-nonstandard" }; // a witness on a non-witness input
     if (wp.version === 0 && wp.program.length === 32) {
       const script = witness[witness.length - 1]!;
       if (script.length > MAX_STANDARD_P2WSH_SCRIPT_SIZE) return { reason: "bad-witness-nonstandard" };

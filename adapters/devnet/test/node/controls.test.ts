@@ -37,6 +37,16 @@ describe("devnet node: controls and events", function () {
     expect(node.tipHash()).to.equal(result.blockHash);
   });
 
+  it("drops a faucet payment funded by unconfirmed change by double-spending its confirmed ancestor's input", () => {
+    const small = new DevnetNode({ seed: "controls-chain", premineBlocks: 100 });
+    const first = small.faucet(bob.wpkh.address, 10_000n);
+    const second = small.faucet(bob.wpkh.address, 20_000n);
+    expect(small.getMempoolEntry(second)!.depends).to.deep.equal([first]);
+    const result = small.replaceWithConfirmedConflict(second);
+    expect([...result.removed].sort()).to.deep.equal([first, second].sort());
+    expect(small.getRawMempool()).to.deep.equal([]);
+  });
+
   it("drops a user transaction and its child by mining a given conflicting spend", () => {
     const coin = fund(node, alice, 90_000n);
     const victim = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 89_000n }] });
