@@ -1,6 +1,6 @@
 /**
  * Persistence in a datadir: `blocks.dat` (length-prefixed raw blocks, appended as they are
- * connected), `mempool.json` (raw mempool transactions, written on every change) and
+ * connected), `mempool.json` (raw mempool transactions, saved after changes) and
  * `state.json` (fake clock, fee estimates). A restart replays the blocks.
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";

@@ -78,6 +78,7 @@ export class DevnetNode {
   private readonly store: BlockStore | undefined;
   private readonly interval: number;
   private clock: number;
+  private mempoolSaveScheduled: NodeJS.Immediate | undefined;
 
   constructor(readonly options: DevnetNodeOptions = {}) {
     const seed = typeof options.seed === "string" || options.seed === undefined ? new TextEncoder().encode(options.seed ?? "tender-devnet") : options.seed;
@@ -403,7 +404,7 @@ export class DevnetNode {
 
   /** Save the mempool (when a datadir is set) and detach listeners. */
   close(): void {
-    this.saveMempool();
+    if (this.store) this.flushMempool();
     this.saveSettings();
     this.emitter.removeAllListeners();
   }
@@ -520,7 +521,15 @@ export class DevnetNode {
     };
   }
 
+  /** Schedules a mempool save (coalesced: one write per turn of the event loop, not one per change). */
   private saveMempool(): void {
+    if (!this.store || this.mempoolSaveScheduled) return;
+    this.mempoolSaveScheduled = setImmediate(() => this.flushMempool());
+  }
+
+  private flushMempool(): void {
+    if (this.mempoolSaveScheduled) clearImmediate(this.mempoolSaveScheduled);
+    this.mempoolSaveScheduled = undefined;
     this.store?.writeMempool(this.mempool.all().map((e) => e.raw));
   }
 

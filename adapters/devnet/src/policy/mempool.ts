@@ -46,6 +46,9 @@ export class Mempool {
   private readonly spenders = new Map<string, { txid: string; vin: number }>();
   private readonly parentsOf = new Map<string, Set<string>>();
   private readonly childrenOf = new Map<string, Set<string>>();
+  /** Entry sequence numbers: parents always have smaller ones than their children. */
+  private readonly seq = new Map<string, number>();
+  private nextSeq = 0;
 
   /** Number of entries. */
   get size(): number {
@@ -126,6 +129,7 @@ export class Mempool {
       if (this.entries.has(coin.txid)) parents.add(coin.txid);
     });
     this.entries.set(entry.txid, entry);
+    this.seq.set(entry.txid, this.nextSeq++);
     this.byWtxid.set(entry.wtxid, entry.txid);
     this.parentsOf.set(entry.txid, parents);
     this.childrenOf.set(entry.txid, this.childrenOf.get(entry.txid) ?? new Set());
@@ -143,6 +147,7 @@ export class Mempool {
     for (const p of this.parents(txid)) this.childrenOf.get(p)?.delete(txid);
     for (const c of this.children(txid)) this.parentsOf.get(c)?.delete(txid);
     this.entries.delete(txid);
+    this.seq.delete(txid);
     this.byWtxid.delete(entry.wtxid);
     this.parentsOf.delete(txid);
     this.childrenOf.delete(txid);
@@ -161,10 +166,14 @@ export class Mempool {
     return removed;
   }
 
-  /** Sorts txids so parents come before children (entry order is already topological). */
+  /** Sorts mempool txids so parents come before children (entry order is topological); drops unknown ones. */
   topoSort(txids: Iterable<string>): string[] {
-    const wanted = new Set(txids);
-    return [...this.entries.keys()].filter((t) => wanted.has(t));
+    return [...new Set(txids)].filter((t) => this.seq.has(t)).sort((a, b) => this.seq.get(a)! - this.seq.get(b)!);
+  }
+
+  /** Entry order of a txid (smaller = earlier); undefined when absent. */
+  sequenceOf(txid: string): number | undefined {
+    return this.seq.get(txid);
   }
 
   /** Ancestor totals of an entry, itself included. */
