@@ -1,0 +1,209 @@
+import { ChainSourceRejectedError, type ChainSource, type Logger, type TxStatus } from "@tender/core";
+import { Transaction } from "bitcoinjs-lib";
+import { mapLimited } from "./concurrency.js";
+import type { Bip86Keychain } from "./keychain.js";
+import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
+import { prevTxid, type WalletTxGraph } from "./tx-graph.js";
+import { P2A_SCRIPT_HEX } from "./tx-size.js";
+
+/** Unused addresses scanned past the last used or revealed one (restores find their funds). */
+export const ADDRESS_GAP = 20;
+/** An unconfirmed wallet transaction missing from the mempool is re-broadcast after this long. */
+export const REBROADCAST_GRACE_MS = 30_000;
+/** Chain source calls in flight during a sync. */
+const PARALLEL = 8;
+
+/** What a sync found and did. */
+export interface SyncReport {
+  readonly tipHeight: number;
+  readonly newTxs: number;
+  readonly updatedTxs: number;
+  readonly rebroadcast: string[];
+  readonly conflicted: string[];
+  /** Highest index with history + 1 (may exceed the revealed count after a restore). */
+  readonly usedIndexes: number;
+}
+
+/** What {@link syncWallet} works on. */
+export interface SyncContext {
+  readonly source: ChainSource;
+  readonly keychain: Bip86Keychain;
+  readonly graph: WalletTxGraph;
+  readonly store: OnchainStore;
+  readonly logger: Logger;
+  /** Revealed external indexes (`next_index`). */
+  readonly revealed: number;
+  readonly now: () => number;
+  readonly rebroadcastGraceMs: number;
+}
+
+function blockOf(status: TxStatus): StoredTx["block"] {
+  return status.confirmed ? { height: status.block.height, hash: status.block.hash, time: status.blockTime } : null;
+}
+
+function sameStatus(t: StoredTx, status: TxStatus): boolean {
+  if (!status.confirmed) return t.state === "pending";
+  return t.state === "confirmed" && t.block?.hash === status.block.hash;
+}
+
+/**
+ * One full sync of the on-chain wallet with its chain source:
+ * 1. the history of every revealed address plus {@link ADDRESS_GAP} more (extending the gap
+ *    past any used one);
+ * 2. new transactions are fetched, with the previous transactions of foreign inputs so the fee
+ *    and P2A spends are known; known ones get their new status (mined, reorged out);
+ * 3. unconfirmed wallet transactions the source no longer has are re-broadcast once
+ *    `rebroadcastGraceMs` passed since the last broadcast; one the source refuses because an
+ *    input was spent by a confirmed transaction becomes `conflicted`, with its descendants.
+ * Changes are persisted together at the end.
+ */
+export async function syncWallet(c: SyncContext): Promise<SyncReport> {
+  const { source, keychain, graph } = c;
+  const tip = await source.getTip();
+  const seen = new Map<string, TxStatus>();
+  let used = 0;
+  for (let start = 0; start < Math.max(c.revealed, used) + ADDRESS_GAP; ) {
+    const end = Math.max(c.revealed, used) + ADDRESS_GAP;
+    const indexes = Array.from({ length: end - start }, (_, i) => start + i);
+    const histories = await mapLimited(indexes, PARALLEL, (i) => source.getScriptHistory({ scriptPubKeyHex: keychain.key(i).scriptHex }));
+    histories.forEach((h, k) => {
+      if (h.length > 0) used = Math.max(used, indexes[k]! + 1);
+      for (const e of h) seen.set(e.txid, e.status);
+    });
+    start = end;
+  }
+
+  const changed = new Map<string, StoredTx>();
+  const now = c.now();
+  const fresh = [...seen.keys()].filter((txid) => !graph.has(txid));
+  const fetched = await mapLimited(fresh, PARALLEL, (txid) => source.getTx(txid));
+  const added: StoredTx[] = [];
+  for (const t of fetched) {
+    if (!t) continue;
+    const status = seen.get(t.txid) ?? t.status;
+    const stored: StoredTx = {
+      txid: t.txid, hex: t.hex, origin: "external", state: status.confirmed ? "confirmed" : "pending",
+      block: blockOf(status), feeSat: null, isCpfp: false, firstSeenMs: now, lastBroadcastMs: null,
+    };
+    graph.put(stored);
+    added.push(stored);
+  }
+  await describeInputs(c, added);
+  for (const s of added) changed.set(s.txid, s);
+
+  for (const [txid, status] of seen) {
+    const g = graph.get(txid);
+    if (!g || changed.has(txid) || sameStatus(g.stored, status)) continue;
+    g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status) };
+    changed.set(txid, g.stored);
+  }
+
+  const rebroadcast: string[] = [];
+  const conflicted: string[] = [];
+  const missing = graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted")
+    .sort((a, b) => a.stored.firstSeenMs - b.stored.firstSeenMs);
+  for (const g of missing) {
+    const status = await source.getTxStatus(g.stored.txid);
+    if (status) {
+      if (!sameStatus(g.stored, status)) {
+        g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status) };
+        changed.set(g.stored.txid, g.stored);
+      }
+      continue;
+    }
+    // Neither mined nor in the mempool: reorged out, evicted, or never accepted.
+    if (g.stored.state === "confirmed") {
+      g.stored = { ...g.stored, state: "pending", block: null };
+      changed.set(g.stored.txid, g.stored);
+    }
+    const last = g.stored.lastBroadcastMs ?? g.stored.firstSeenMs;
+    if (now - last < c.rebroadcastGraceMs) continue;
+    try {
+      await source.broadcast(g.stored.hex);
+      g.stored = { ...g.stored, lastBroadcastMs: now };
+      changed.set(g.stored.txid, g.stored);
+      rebroadcast.push(g.stored.txid);
+      c.logger.info(`re-broadcast unconfirmed transaction ${g.stored.txid}`);
+    } catch (e) {
+      if (!(e instanceof ChainSourceRejectedError)) throw e;
+      if (await spentElsewhere(source, g.tx, g.stored.txid)) {
+        for (const id of markConflicted(graph, g.stored.txid)) {
+          changed.set(id, graph.get(id)!.stored);
+          conflicted.push(id);
+        }
+      } else {
+        c.logger.warn(`re-broadcast of ${g.stored.txid} refused: ${e.reason}`);
+      }
+    }
+  }
+
+  await c.store.saveTxs([...changed.values()]);
+  return {
+    tipHeight: tip.height, newTxs: added.length, updatedTxs: changed.size - added.length, rebroadcast, conflicted, usedIndexes: used,
+  };
+}
+
+/** Fills fee, origin and `isCpfp` of newly found transactions, fetching foreign previous transactions. */
+async function describeInputs(c: SyncContext, added: StoredTx[]): Promise<void> {
+  const foreign = new Set<string>();
+  const decoded = added.map((s) => Transaction.fromHex(s.hex));
+  decoded.forEach((tx) => {
+    if (tx.isCoinbase()) return;
+    for (const i of tx.ins) if (!c.graph.has(prevTxid(i))) foreign.add(prevTxid(i));
+  });
+  const parents = new Map<string, Transaction>();
+  const got = await mapLimited([...foreign], PARALLEL, (txid) => c.source.getTx(txid));
+  for (const p of got) if (p) parents.set(p.txid, Transaction.fromHex(p.hex));
+  added.forEach((s, k) => {
+    const tx = decoded[k]!;
+    if (tx.isCoinbase()) return;
+    let inSum = 0n;
+    let known = true;
+    let allOwn = true;
+    for (const i of tx.ins) {
+      const id = prevTxid(i);
+      const out = c.graph.prevout(id, i.index) ?? (() => {
+        const o = parents.get(id)?.outs[i.index];
+        return o ? { valueSat: o.value, script: o.script } : undefined;
+      })();
+      if (!out) {
+        known = false;
+        allOwn = false;
+        continue;
+      }
+      inSum += out.valueSat;
+      const hex = Buffer.from(out.script).toString("hex");
+      if (hex === P2A_SCRIPT_HEX) s.isCpfp = true;
+      else if (c.keychain.indexOfScript(hex) === undefined) allOwn = false;
+    }
+    if (known) s.feeSat = inSum - tx.outs.reduce((sum, o) => sum + o.value, 0n);
+    if (allOwn) s.origin = "wallet";
+    c.graph.put(s);
+  });
+}
+
+/** Whether an input of `tx` is spent by another transaction (mempool or chain). */
+async function spentElsewhere(source: ChainSource, tx: Transaction, txid: string): Promise<boolean> {
+  for (const i of tx.ins) {
+    const spend = await source.getOutspend(prevTxid(i), i.index);
+    if (spend.spent && spend.txid !== txid) return true;
+  }
+  return false;
+}
+
+/** Marks `txid` and every wallet transaction descending from it conflicted; returns their txids. */
+export function markConflicted(graph: WalletTxGraph, txid: string): string[] {
+  const marked: string[] = [];
+  const queue = [txid];
+  while (queue.length) {
+    const id = queue.shift()!;
+    const g = graph.get(id);
+    if (!g || g.stored.state === "conflicted") continue;
+    g.stored = { ...g.stored, state: "conflicted", block: null };
+    marked.push(id);
+    for (const other of graph.all()) {
+      if (other.stored.state !== "conflicted" && other.tx.ins.some((i) => prevTxid(i) === id)) queue.push(other.stored.txid);
+    }
+  }
+  return marked;
+}

@@ -1,0 +1,266 @@
+import { ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
+import { ADDRESS_GAP, REBROADCAST_GRACE_MS, syncWallet, type SyncReport } from "./chain-sync.js";
+import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
+import { destinationScript } from "./destination.js";
+import { DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
+import { fallbackRates, fetchFeeRates, type OnchainFeeRates } from "./fee-rates.js";
+import type { Bip86Keychain } from "./keychain.js";
+import { Mutex } from "./mutex.js";
+import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
+import { signSpend, type AnchorInput, type SignedSpend } from "./tx-builder.js";
+import { WalletTxGraph, type OnchainBalanceSat, type WalletTxSummary, type WalletUtxo } from "./tx-graph.js";
+import { P2A_INPUT_WEIGHT, P2TR_SCRIPT_LEN, dustLimitSat, feeFor } from "./tx-size.js";
+
+/** Settings of an {@link OnchainWallet}. */
+export interface OnchainWalletOptions {
+  readonly rebroadcastGraceMs?: number;
+  /** sat/vB used when the chain source has no estimate. Default 1. */
+  readonly fallbackFeeRateSatPerVb?: number;
+  readonly now?: () => number;
+}
+
+/** One payment of a send. */
+export interface Payment {
+  readonly address: string;
+  readonly amountSat: bigint;
+}
+
+/** A request to fund a CPFP child for a parent with a pay-to-anchor output (exits). */
+export interface CpfpRequest {
+  /** The parent's P2A output. */
+  readonly anchor: AnchorInput;
+  /** Virtual size and fee of the parent (or of all unconfirmed ancestors together). */
+  readonly parentVsize: number;
+  readonly parentFeeSat: bigint;
+  /** Target package fee rate, whole sat/vB. */
+  readonly satPerVb: number;
+  /** Transaction version of the child: 3 (TRUC) for v3 parents. Default 3. */
+  readonly version?: number;
+}
+
+/**
+ * The daemon's BIP-86 on-chain wallet for the loaded wallet: addresses, balance, coins and
+ * history from its stored transactions, sends (persisted before broadcast), sync with the chain
+ * source, cached fee rates, and CPFP funding for other plugins. Every operation that changes state
+ * runs alone.
+ */
+export class OnchainWallet {
+  private readonly mutex = new Mutex();
+  readonly graph: WalletTxGraph;
+  private nextIndex = 0;
+  private tipHeight = 0;
+  private rates: OnchainFeeRates;
+  private readonly graceMs: number;
+  private readonly fallbackSatPerVb: number;
+  private readonly now: () => number;
+
+  private constructor(
+    readonly keychain: Bip86Keychain,
+    private readonly source: ChainSource,
+    private readonly store: OnchainStore,
+    private readonly logger: Logger,
+    options: OnchainWalletOptions,
+  ) {
+    this.graph = new WalletTxGraph(keychain);
+    this.graceMs = options.rebroadcastGraceMs ?? REBROADCAST_GRACE_MS;
+    this.fallbackSatPerVb = options.fallbackFeeRateSatPerVb ?? 1;
+    this.now = options.now ?? Date.now;
+    this.rates = fallbackRates(this.fallbackSatPerVb);
+  }
+
+  /** Loads the wallet's stored state (no network call). */
+  static async open(keychain: Bip86Keychain, source: ChainSource, store: OnchainStore, logger: Logger, options: OnchainWalletOptions = {}): Promise<OnchainWallet> {
+    const w = new OnchainWallet(keychain, source, store, logger, options);
+    w.nextIndex = (await store.loadState()).nextIndex;
+    keychain.deriveUpTo(w.nextIndex + ADDRESS_GAP);
+    for (const t of await store.loadTxs()) {
+      w.graph.put(t);
+      if (t.block) w.tipHeight = Math.max(w.tipHeight, t.block.height);
+    }
+    return w;
+  }
+
+  /** Reveals and persists the next external address. */
+  nextAddress(): Promise<string> {
+    return this.mutex.run(async () => {
+      const key = this.keychain.key(this.nextIndex);
+      await this.store.saveState({ nextIndex: this.nextIndex + 1 });
+      this.nextIndex++;
+      this.keychain.deriveUpTo(this.nextIndex + ADDRESS_GAP);
+      return key.address;
+    });
+  }
+
+  /** Balance buckets from memory (never fails). */
+  balance(): OnchainBalanceSat {
+    return this.graph.balance(this.tipHeight);
+  }
+
+  utxos(): WalletUtxo[] {
+    return this.graph.utxos();
+  }
+
+  transactions(): WalletTxSummary[] {
+    return this.graph.summaries();
+  }
+
+  /** The cached rates (refreshed by sync and before sends). */
+  feeRates(): OnchainFeeRates {
+    return this.rates;
+  }
+
+  /** Coins that may be spent now (`confirmedOnly` for TRUC children, whose other inputs must be confirmed). */
+  spendableUtxos(confirmedOnly = false): WalletUtxo[] {
+    return this.graph.spendable(this.tipHeight, confirmedOnly);
+  }
+
+  /** Refreshes the cached fee rates; keeps the old ones when the source fails. */
+  async refreshFeeRates(): Promise<OnchainFeeRates> {
+    try {
+      this.rates = await fetchFeeRates(this.source, this.fallbackSatPerVb);
+    } catch (e) {
+      this.logger.warn(`fee estimates unavailable, keeping cached rates: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return this.rates;
+  }
+
+  /** Full sync with the chain source, re-broadcast of stale unconfirmed transactions, fee rates. */
+  sync(): Promise<SyncReport> {
+    return this.mutex.run(async () => {
+      const report = await syncWallet({
+        source: this.source, keychain: this.keychain, graph: this.graph, store: this.store, logger: this.logger,
+        revealed: this.nextIndex, now: this.now, rebroadcastGraceMs: this.graceMs,
+      });
+      this.tipHeight = report.tipHeight;
+      if (report.usedIndexes > this.nextIndex) {
+        this.nextIndex = report.usedIndexes;
+        await this.store.saveState({ nextIndex: this.nextIndex });
+      }
+      this.rates = await fetchFeeRates(this.source, this.fallbackSatPerVb);
+      return report;
+    });
+  }
+
+  private parsePayments(payments: readonly Payment[]): { script: Uint8Array; valueSat: bigint }[] {
+    if (payments.length === 0) throw new NoDestinationsError();
+    return payments.map((p) => {
+      const script = destinationScript(p.address, this.keychain.network, this.keychain.walletNetwork);
+      const dust = dustLimitSat(script);
+      if (p.amountSat < dust) throw new DustOutputError(p.amountSat, dust);
+      return { script, valueSat: p.amountSat };
+    });
+  }
+
+  /** Pays `payments` in one transaction at the regular (3-block) rate; returns its txid. */
+  send(payments: readonly Payment[]): Promise<string> {
+    const outputs = this.parsePayments(payments);
+    return this.mutex.run(async () => {
+      const rate = (await this.refreshFeeRates()).regularSatPerVb;
+      const change = this.keychain.key(this.nextIndex);
+      const sel = selectCoins(this.spendableUtxos(), { outputs, satPerVb: rate, changeScript: change.script });
+      const outs = sel.changeSat > 0n ? [...outputs, { script: change.script, valueSat: sel.changeSat }] : outputs;
+      if (sel.changeSat > 0n) await this.revealChange();
+      const signed = signSpend({ inputs: sel.inputs, outputs: outs }, this.keychain, this.keychain.network);
+      return this.persistAndBroadcast(signed, false);
+    });
+  }
+
+  /** Sends every spendable coin, minus the fee, to `address`. */
+  drain(address: string): Promise<string> {
+    const script = destinationScript(address, this.keychain.network, this.keychain.walletNetwork);
+    return this.mutex.run(async () => {
+      const rate = (await this.refreshFeeRates()).regularSatPerVb;
+      const inputs = this.spendableUtxos();
+      const total = inputs.reduce((s, u) => s + u.valueSat, 0n);
+      const target: SpendTarget = { outputs: [{ script, valueSat: 0n }], satPerVb: rate, changeScript: script };
+      const fee = feeFor(spendWeight(target, Math.max(1, inputs.length), false), rate);
+      const amount = total - fee;
+      if (inputs.length === 0 || amount < dustLimitSat(script)) throw new InsufficientFundsError(fee + dustLimitSat(script), total);
+      const signed = signSpend({ inputs, outputs: [{ script, valueSat: amount }] }, this.keychain, this.keychain.network);
+      return this.persistAndBroadcast(signed, false);
+    });
+  }
+
+  /**
+   * Builds, signs and stores (unbroadcast) a CPFP child spending `anchor` plus confirmed wallet
+   * coins, paying the package up to `satPerVb`, with change back to the wallet. The caller submits
+   * `[parent, child]` as a package and then calls {@link markBroadcast}; the child shows as
+   * `is_cpfp` in the transaction list.
+   */
+  fundCpfpChild(req: CpfpRequest): Promise<SignedSpend> {
+    return this.mutex.run(async () => {
+      const change = this.keychain.key(this.nextIndex);
+      const parentNeeds = feeFor(req.parentVsize * 4, req.satPerVb) - req.parentFeeSat;
+      const sel = selectCoins(this.spendableUtxos(true), {
+        outputs: [], satPerVb: req.satPerVb, changeScript: change.script,
+        extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 },
+        extraFeeSat: parentNeeds > 0n ? parentNeeds : 0n,
+      });
+      if (sel.changeSat === 0n) throw new InsufficientFundsError(sel.feeSat + dustLimitSat(change.script), sel.inputs.reduce((s, u) => s + u.valueSat, 0n));
+      await this.revealChange();
+      const signed = signSpend({
+        inputs: sel.inputs, anchors: [req.anchor], outputs: [{ script: change.script, valueSat: sel.changeSat }], version: req.version ?? 3,
+      }, this.keychain, this.keychain.network);
+      await this.remember(signed, true, null);
+      return signed;
+    });
+  }
+
+  /** Records that a transaction made by {@link fundCpfpChild} was handed to the network. */
+  markBroadcast(txid: string): Promise<void> {
+    return this.mutex.run(async () => {
+      const g = this.graph.get(txid);
+      if (!g) return;
+      g.stored = { ...g.stored, lastBroadcastMs: this.now() };
+      await this.store.saveTxs([g.stored]);
+    });
+  }
+
+  /** Forgets a transaction the wallet made that will never be broadcast (e.g. a refused package). */
+  abandon(txid: string): Promise<void> {
+    return this.mutex.run(async () => {
+      const g = this.graph.get(txid);
+      if (!g || g.stored.origin !== "wallet" || g.stored.lastBroadcastMs !== null) return;
+      await this.store.deleteTx(txid);
+      this.graph.remove(txid);
+    });
+  }
+
+  private async revealChange(): Promise<void> {
+    await this.store.saveState({ nextIndex: this.nextIndex + 1 });
+    this.nextIndex++;
+    this.keychain.deriveUpTo(this.nextIndex + ADDRESS_GAP);
+  }
+
+  private async remember(signed: SignedSpend, isCpfp: boolean, broadcastAt: number | null): Promise<StoredTx> {
+    const stored: StoredTx = {
+      txid: signed.txid, hex: signed.hex, origin: "wallet", state: "pending", block: null,
+      feeSat: signed.feeSat, isCpfp, firstSeenMs: this.now(), lastBroadcastMs: broadcastAt,
+    };
+    await this.store.saveTxs([stored]);
+    this.graph.put(stored);
+    return stored;
+  }
+
+  /**
+   * Persists the signed transaction, then broadcasts it. A refusal removes it again (nothing
+   * changed) and answers 500 with the reason; an unreachable source leaves it stored, and sync
+   * broadcasts it later.
+   */
+  private async persistAndBroadcast(signed: SignedSpend, isCpfp: boolean): Promise<string> {
+    const stored = await this.remember(signed, isCpfp, null);
+    try {
+      await this.source.broadcast(signed.hex);
+    } catch (e) {
+      if (e instanceof ChainSourceRejectedError) {
+        await this.store.deleteTx(stored.txid);
+        this.graph.remove(stored.txid);
+        throw new InternalServerError(`Failed to send onchain payment: ${e.reason}`);
+      }
+      throw withContext("Failed to send onchain payment", e);
+    }
+    stored.lastBroadcastMs = this.now();
+    await this.store.saveTxs([stored]);
+    return signed.txid;
+  }
+}
