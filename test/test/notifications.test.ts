@@ -5,7 +5,7 @@ import { checkAgainstBarkdSchema } from "../src/barkd-schemas.js";
 
 const REGTEST = { network: "regtest", ark_server: "127.0.0.1:35035", chain_source: { esplora: { url: "http://127.0.0.1:30002" } } };
 const WITH_EXAMPLE = {
-  plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/e2e/example-plugin"],
+  plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/e2e/example-plugin"],
   pluginConfig: { notifications: { waitTimeoutMs: 400 } },
 };
 

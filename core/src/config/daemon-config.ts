@@ -25,7 +25,7 @@ export interface DaemonConfig {
 }
 
 /** The plugins enabled when the configuration names none. */
-export const DEFAULT_PLUGINS = ["@tender/plugin-wallet", "@tender/plugin-notifications"];
+export const DEFAULT_PLUGINS = ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history"];
 
 /** A configuration problem: the daemon refuses to start and prints this. */
 export class ConfigError extends Error {}

@@ -1,4 +1,5 @@
 import { Database, WalletNotificationRaised, definePlugin, z } from "@tender/core";
+import { MovementStoreToken } from "@tender/plugin-history";
 import { ExampleNote, exampleNoteMigration } from "./example-note.js";
 
 /** A sample `Movement` (rest-api.md §4.9) announced by the example plugin; real ones come from the rails. */
@@ -20,7 +21,7 @@ export function sampleMovement(id: number): Record<string, unknown> {
 export const examplePlugin = definePlugin({
   name: "example",
   version: "0.1.0",
-  dependencies: ["wallet", "notifications"],
+  dependencies: ["wallet", "notifications", "history"],
   register(ctx) {
     const db = ctx.container.resolve(Database);
     let ticks = 0;
@@ -50,6 +51,24 @@ export const examplePlugin = definePlugin({
       method: "get", path: "/api/v1/example/notes", operationId: "example_notes", tag: "example", requiresWallet: true,
       responses: { 200: { description: "All notes", schema: z.array(z.object({ id: z.number(), text: z.string() })) } },
       handler: async () => (await db.em().find(ExampleNote, {}, { orderBy: { id: "asc" } })).map((n) => ({ id: n.id, text: n.text })),
+    });
+    ctx.route({
+      method: "post", path: "/api/v1/example/movements", operationId: "example_add_movement", tag: "example", requiresWallet: true,
+      body: z.object({
+        kind: z.enum(["send", "receive"]), amount_sat: z.number().int().positive(),
+        method: z.object({ type: z.enum(["ark", "bitcoin", "output-script", "invoice", "offer", "lightning-address", "lnurl", "custom"]), value: z.string() }),
+        status: z.enum(["pending", "successful", "failed", "canceled"]).default("successful"),
+      }),
+      responses: { 200: { description: "The movement recorded through the history plugin's store" } },
+      handler: ({ body }) => {
+        const dest = [{ destination: body.method, amount_sat: body.amount_sat }];
+        const sign = body.kind === "send" ? -1 : 1;
+        return ctx.container.resolve(MovementStoreToken).create({
+          status: body.status, subsystem: { name: "example", kind: body.kind },
+          intendedBalanceSat: sign * body.amount_sat, effectiveBalanceSat: sign * body.amount_sat,
+          ...(body.kind === "send" ? { sentTo: dest } : { receivedOn: dest }),
+        });
+      },
     });
     ctx.route({
       method: "post", path: "/api/v1/example/notify", operationId: "example_notify", tag: "example", requiresWallet: true,

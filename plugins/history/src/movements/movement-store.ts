@@ -1,0 +1,129 @@
+import { Database, EventBus, NotFoundError, WalletNotificationRaised } from "@tender/core";
+import { MovementRecord } from "./movement-record.js";
+import { movementJson, type Movement, type MovementDestination, type MovementStatus } from "./movement.js";
+import { patchMetadata } from "./merge-patch.js";
+import type { PaymentMethodParsers } from "../payment-methods/payment-method-parsers.js";
+
+/** What a rail records when it starts a movement. */
+export interface NewMovement {
+  status?: MovementStatus;
+  subsystem: { name: string; kind: string };
+  metadata?: Record<string, unknown>;
+  intendedBalanceSat: number;
+  effectiveBalanceSat: number;
+  offchainFeeSat?: number;
+  sentTo?: MovementDestination[];
+  receivedOn?: MovementDestination[];
+  inputVtxos?: string[];
+  outputVtxos?: string[];
+  exitedVtxos?: string[];
+}
+
+/** Changes to an existing movement; `metadata` is merged into the stored object. */
+export interface MovementChanges {
+  status?: MovementStatus;
+  metadata?: Record<string, unknown>;
+  effectiveBalanceSat?: number;
+  offchainFeeSat?: number;
+  sentTo?: MovementDestination[];
+  receivedOn?: MovementDestination[];
+  inputVtxos?: string[];
+  outputVtxos?: string[];
+  exitedVtxos?: string[];
+}
+
+/**
+ * The wallet's movements (rest-api.md §4.9): rails create and update them here, and every change
+ * raises a `movement-created` / `movement-updated` notification.
+ */
+export class MovementStore {
+  constructor(
+    private readonly db: Database,
+    private readonly events: EventBus,
+    private readonly parsers: PaymentMethodParsers,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(m: NewMovement): Promise<Movement> {
+    const em = this.db.em();
+    const t = BigInt(this.now());
+    const status = m.status ?? "pending";
+    const r = em.create(MovementRecord, {
+      status,
+      subsystemName: m.subsystem.name,
+      subsystemKind: m.subsystem.kind,
+      metadata: JSON.stringify(m.metadata ?? {}),
+      intendedBalanceSat: BigInt(m.intendedBalanceSat),
+      effectiveBalanceSat: BigInt(m.effectiveBalanceSat),
+      offchainFeeSat: BigInt(m.offchainFeeSat ?? 0),
+      sentTo: JSON.stringify(m.sentTo ?? []),
+      receivedOn: JSON.stringify(m.receivedOn ?? []),
+      inputVtxos: JSON.stringify(m.inputVtxos ?? []),
+      outputVtxos: JSON.stringify(m.outputVtxos ?? []),
+      exitedVtxos: JSON.stringify(m.exitedVtxos ?? []),
+      createdAt: t,
+      updatedAt: t,
+      completedAt: status === "pending" ? null : t,
+    });
+    await em.flush();
+    const json = movementJson(r);
+    this.events.emit(WalletNotificationRaised, { type: "movement-created", movement: json as unknown as Record<string, unknown> });
+    return json;
+  }
+
+  async update(id: number, c: MovementChanges): Promise<Movement> {
+    return this.change(id, (r) => {
+      if (c.status && c.status !== r.status) {
+        r.status = c.status;
+        if (c.status !== "pending") r.completedAt ??= BigInt(this.now());
+      }
+      if (c.metadata) r.metadata = JSON.stringify({ ...(JSON.parse(r.metadata) as object), ...c.metadata });
+      if (c.effectiveBalanceSat !== undefined) r.effectiveBalanceSat = BigInt(c.effectiveBalanceSat);
+      if (c.offchainFeeSat !== undefined) r.offchainFeeSat = BigInt(c.offchainFeeSat);
+      if (c.sentTo) r.sentTo = JSON.stringify(c.sentTo);
+      if (c.receivedOn) r.receivedOn = JSON.stringify(c.receivedOn);
+      if (c.inputVtxos) r.inputVtxos = JSON.stringify(c.inputVtxos);
+      if (c.outputVtxos) r.outputVtxos = JSON.stringify(c.outputVtxos);
+      if (c.exitedVtxos) r.exitedVtxos = JSON.stringify(c.exitedVtxos);
+    });
+  }
+
+  /** Applies an RFC 7396 merge patch to the metadata (`POST /api/v1/history/{id}/metadata`). */
+  async patchMetadata(id: number, patch: unknown): Promise<Movement> {
+    return this.change(id, (r) => {
+      r.metadata = JSON.stringify(patchMetadata(JSON.parse(r.metadata) as Record<string, unknown>, patch));
+    });
+  }
+
+  private async change(id: number, apply: (r: MovementRecord) => void): Promise<Movement> {
+    const em = this.db.em();
+    const r = await em.findOne(MovementRecord, { id });
+    if (!r) throw new NotFoundError(`not found [resources=${id}]: movement not found`, [String(id)]);
+    apply(r);
+    r.updatedAt = BigInt(this.now());
+    await em.flush();
+    const json = movementJson(r);
+    this.events.emit(WalletNotificationRaised, { type: "movement-updated", movement: json as unknown as Record<string, unknown> });
+    return json;
+  }
+
+  async get(id: number): Promise<Movement | undefined> {
+    const r = await this.db.em().findOne(MovementRecord, { id });
+    return r ? movementJson(r) : undefined;
+  }
+
+  /** All movements, newest first (creation time, then id, descending). */
+  async list(): Promise<Movement[]> {
+    const rows = await this.db.em().find(MovementRecord, {}, { orderBy: { createdAt: "desc", id: "desc" } });
+    return rows.map(movementJson);
+  }
+
+  /** Movements paying to or received on the given payment method, oldest first (barkd's order). */
+  async listByPaymentMethod(type: string, value: string): Promise<Movement[]> {
+    const wanted = this.parsers.canonical(type, value);
+    const rows = await this.db.em().find(MovementRecord, {}, { orderBy: { id: "asc" } });
+    return rows.map(movementJson).filter((m) =>
+      [...m.sent_to, ...m.received_on].some((d) =>
+        d.destination.type === wanted.type && this.parsers.canonicalOrSelf(wanted.type, d.destination.value) === wanted.value));
+  }
+}
