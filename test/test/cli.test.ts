@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { writeFileSync } from "node:fs";
 import { runTenderd, tempDatadir, cleanup } from "../src/daemon-process.js";
 
 describe("tenderd command line", function () {
@@ -31,6 +32,24 @@ describe("tenderd command line", function () {
       expect(r.code, args.join(" ")).to.not.equal(0);
       expect(r.stderr).to.contain(reason);
     }
+    cleanup(dir);
+  });
+
+  it("refuses to start when an enabled plugin's dependency is not enabled, naming both", async () => {
+    const dir = tempDatadir();
+    const config = `${dir}.tenderd.json`;
+    writeFileSync(config, JSON.stringify({ plugins: ["@tender/plugin-wallet", "@tender/e2e/example-plugin"] }));
+    const r = await runTenderd(["--datadir", dir, "--port", "23998", "--config", config]);
+    expect(r.code).to.not.equal(0);
+    expect(r.stderr).to.contain("plugin example needs plugin notifications, which is not enabled");
+    cleanup(dir);
+  });
+
+  it("refuses to start when a configured plugin module does not exist", async () => {
+    const dir = tempDatadir();
+    const r = await runTenderd(["--datadir", dir, "--port", "23997"], { TENDER_PLUGINS: "@tender/plugin-wallet,@tender/no-such-plugin" });
+    expect(r.code).to.not.equal(0);
+    expect(r.stderr).to.contain("cannot load plugin module @tender/no-such-plugin");
     cleanup(dir);
   });
 });
