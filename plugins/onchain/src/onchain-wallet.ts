@@ -152,7 +152,7 @@ export class OnchainWallet {
   }
 
   /** Pays `payments` in one transaction at the regular (3-block) rate; returns its txid. */
-  send(payments: readonly Payment[]): Promise<string> {
+  async send(payments: readonly Payment[]): Promise<string> {
     const outputs = this.parsePayments(payments);
     return this.mutex.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
@@ -166,7 +166,7 @@ export class OnchainWallet {
   }
 
   /** Sends every spendable coin, minus the fee, to `address`. */
-  drain(address: string): Promise<string> {
+  async drain(address: string): Promise<string> {
     const script = destinationScript(address, this.keychain.network, this.keychain.walletNetwork);
     return this.mutex.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
