@@ -7,3 +7,4 @@ export * from "./fee-rates.js";
 export * from "./network.js";
 export * from "./block-header.js";
 export * from "./package-result.js";
+export * from "./tip-watcher.js";
