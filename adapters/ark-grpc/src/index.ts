@@ -19,3 +19,14 @@ export * as barkServerAdmin from "./gen/bark_server_admin.js";
 export * as mailboxServer from "./gen/mailbox_server.js";
 export * as intman from "./gen/intman.js";
 export * as health from "./gen/grpc/health/v1/health.js";
+
+export * from "./errors.js";
+export { toArkServerError, parseServerMessage, readIdentifiers, IDENTIFIERS_TRAILER, type ParsedServerMessage } from "./error-mapping.js";
+export * from "./metadata.js";
+export * from "./ark-info.js";
+export * from "./url.js";
+export { Backoff, sleep, type BackoffPolicy } from "./backoff.js";
+export * from "./streams.js";
+export { ArkServerClient, DEFAULT_CHANNEL_OPTIONS, isRetryableConnectFailure, type ArkServerClientOptions, type ArkClientLogger, type CallOptions, type ServerSession } from "./client.js";
+export type { ArkService, MailboxService, UnaryMethod, StreamMethod, RequestOf, ResponseOf } from "./service-types.js";
+export { ArkServerClientToken } from "./tokens.js";

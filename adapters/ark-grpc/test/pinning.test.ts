@@ -1,0 +1,78 @@
+import { expect } from "chai";
+import {
+  ArkServerClient,
+  ArkServerUnavailableError,
+  MailboxPubkeyChangedError,
+  MAILBOX_PUBKEY_CHANGED_MESSAGE,
+  type PinnedServerKeys,
+  ServerPubkeyChangedError,
+  SERVER_PUBKEY_CHANGED_MESSAGE,
+} from "../src/index.js";
+import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo } from "./fake-server.js";
+
+const OTHER_KEY = new Uint8Array([0x02, ...new Array<number>(32).fill(0x55)]);
+
+describe("ark-grpc server identity pinning (flows §1.4)", () => {
+  let server: FakeArkServer;
+  let client: ArkServerClient | undefined;
+  afterEach(() => {
+    client?.close();
+    client = undefined;
+    server?.stop();
+  });
+
+  it("pins both server keys on the first connection and hands them over for storage", async () => {
+    server = await new FakeArkServer().start();
+    const stored: PinnedServerKeys[] = [];
+    client = new ArkServerClient({ url: server.url, network: "regtest", onKeysPinned: (k) => void stored.push(k) });
+    await client.connect();
+    expect(stored).to.have.length(1);
+    expect(Buffer.from(stored[0]!.serverPubkey).toString("hex")).to.equal(Buffer.from(SERVER_PUBKEY).toString("hex"));
+    expect(Buffer.from(stored[0]!.mailboxPubkey).toString("hex")).to.equal(Buffer.from(MAILBOX_PUBKEY).toString("hex"));
+    expect(client.pinnedKeys).to.deep.equal(stored[0]);
+  });
+
+  it("accepts a server that presents the pinned keys again", async () => {
+    server = await new FakeArkServer().start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    await client.connect();
+    expect(client.connected).to.equal(true);
+  });
+
+  it("refuses a server whose key changed with bark's 'exit all your VTXOs' text, and stays refused", async () => {
+    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } }).start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    const err = await client.connect().catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ServerPubkeyChangedError);
+    expect((err as Error).message).to.equal(SERVER_PUBKEY_CHANGED_MESSAGE);
+    expect(SERVER_PUBKEY_CHANGED_MESSAGE).to.equal("Server public key has changed. You should exit all your VTXOs!");
+    expect((err as ServerPubkeyChangedError).receivedHex).to.equal(Buffer.from(OTHER_KEY).toString("hex"));
+    expect(client.connected).to.equal(false);
+    // wallet calls never reach the server while it is not the pinned one
+    const call = await client.ark("getOffboardFeeRate", {}).catch((e: unknown) => e);
+    expect(call).to.be.instanceOf(ServerPubkeyChangedError);
+    expect(server.callsTo("GetOffboardFeeRate")).to.have.length(0);
+    expect(await client.heartbeat()).to.equal(false);
+  });
+
+  it("refuses a server whose mailbox key changed", async () => {
+    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ mailboxPubkey: OTHER_KEY })) } }).start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    const err = await client.connect().catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(MailboxPubkeyChangedError);
+    expect((err as Error).message).to.equal(MAILBOX_PUBKEY_CHANGED_MESSAGE);
+  });
+
+  it("keeps the first pinned key across reconnections: a server replaced by another one is refused", async () => {
+    server = await new FakeArkServer().start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: { initialMs: 10, maxMs: 20 } });
+    await client.connect();
+    server.stop();
+    expect(await client.ark("getOffboardFeeRate", {}).catch((e: unknown) => e)).to.be.instanceOf(ArkServerUnavailableError);
+    expect(client.connected).to.equal(false);
+    server.handlers = { ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } };
+    await server.start();
+    const err = await client.connectWithBackoff({ maxAttempts: 20 }).catch((e: unknown) => e);
+    expect(err).to.be.instanceOf(ServerPubkeyChangedError);
+  });
+});
