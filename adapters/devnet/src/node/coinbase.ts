@@ -1,6 +1,7 @@
 /** Coinbase transactions: the regtest genesis coinbase, BIP-34 heights, subsidy with regtest's 150-block halvings. */
-import type { Tx } from "../consensus/index.js";
-import { concat, pushData, pushNumber, unhex } from "./bytes.js";
+import { encodeTx, type Tx } from "../consensus/index.js";
+import { REGTEST_BITS, encodeBlock, merkleRoot } from "./block.js";
+import { concat, pushData, pushNumber, sha256d, unhex } from "./bytes.js";
 
 /** Blocks between subsidy halvings on regtest. */
 export const HALVING_INTERVAL = 150;
@@ -70,3 +71,17 @@ export const GENESIS_TIME = 1296688602;
 export const GENESIS_NONCE = 2;
 /** The well-known regtest genesis block hash. */
 export const REGTEST_GENESIS_HASH = "0f9188f13cb7b2c71f2a335e3a4fc328bf5beb436012afca590b1a11466e2206";
+
+/** The raw regtest genesis block (hash {@link REGTEST_GENESIS_HASH}). */
+export function regtestGenesisBlock(): Uint8Array {
+  const cb = genesisCoinbase();
+  const header = {
+    version: 1,
+    prevHash: new Uint8Array(32),
+    merkleRoot: merkleRoot([sha256d(encodeTx(cb, false))]),
+    time: GENESIS_TIME,
+    bits: REGTEST_BITS,
+    nonce: GENESIS_NONCE,
+  };
+  return encodeBlock(header, [encodeTx(cb, true)]);
+}

@@ -4,17 +4,19 @@ import { FeeEstimates } from "../policy/fee-estimates.js";
 import { Mempool, type MempoolEntry } from "../policy/mempool.js";
 import { submitPackage as runPackage, testAccept } from "../policy/package.js";
 import { PolicyError } from "../policy/policy-error.js";
-import { addressOf, classifyScript, scriptOf } from "./address.js";
+import { scriptOf } from "./address.js";
 import { assembleBlock, selectTransactions } from "./block-assembler.js";
 import { BlockStore } from "./block-store.js";
 import { validateBlock } from "./block-validator.js";
-import { REGTEST_BITS, difficultyOf, encodeBlock, encodeHeader, merkleRoot, type BlockHeader } from "./block.js";
-import { asBytes, displayHex, hex, sha256d } from "./bytes.js";
+import { encodeHeader } from "./block.js";
+import { asBytes, displayHex, sha256d } from "./bytes.js";
 import { ChainState, type StoredBlock } from "./chain-state.js";
-import { GENESIS_NONCE, GENESIS_TIME, genesisCoinbase } from "./coinbase.js";
+import { regtestGenesisBlock } from "./coinbase.js";
 import { decodeTx, encodeTx, type Tx } from "./consensus-port.js";
 import { FaucetWallet } from "./faucet-wallet.js";
 import { ControlError, InvalidInputError } from "./node-errors.js";
+import { headerInfo, outspend, outspends, txOut } from "./chain-views.js";
+import { faucetConflict, withListedFees } from "./listed-blocks.js";
 import { historyForScript, statsForScript, utxosForScript } from "./script-index.js";
 import { confirmedStatus, confirmedTxInfo, mempoolEntryInfo, mempoolTxInfo } from "./tx-info.js";
 import type {
@@ -102,7 +104,7 @@ export class DevnetNode {
         }
       }
     } else {
-      this.connectOwnBlock(this.genesisBlock());
+      this.connectOwnBlock(regtestGenesisBlock());
       this.clock = (options.startTime ?? 1_767_225_600) - this.interval;
       const premine = options.premineBlocks ?? 110;
       for (let i = 0; i < premine; i++) this.mineOne(this.faucetWallet.script, []);
@@ -180,44 +182,17 @@ export class DevnetNode {
 
   /** Spend status of one output; `undefined` when the transaction or output does not exist. */
   getOutspend(txid: string, vout: number): OutspendInfo | undefined {
-    const outputs = this.chain.tx(txid)?.tx.outputs ?? this.mempool.get(txid)?.tx.outputs;
-    if (!outputs || !Number.isInteger(vout) || vout < 0 || vout >= outputs.length) return undefined;
-    const confirmed = this.chain.spender(txid, vout);
-    if (confirmed) {
-      return { spent: true, txid: confirmed.txid, vin: confirmed.vin, status: confirmedStatus(this.chain, this.chain.tx(confirmed.txid)!) };
-    }
-    const pending = this.mempool.spender(txid, vout);
-    if (pending) return { spent: true, txid: pending.txid, vin: pending.vin, status: { confirmed: false } };
-    return { spent: false };
+    return outspend(this.chain, this.mempool, txid, vout);
   }
 
   /** Spend status of every output of a transaction. */
   getOutspends(txid: string): OutspendInfo[] | undefined {
-    const outputs = this.chain.tx(txid)?.tx.outputs ?? this.mempool.get(txid)?.tx.outputs;
-    return outputs?.map((_, vout) => this.getOutspend(txid, vout)!);
+    return outspends(this.chain, this.mempool, txid);
   }
 
   /** bitcoind `gettxout`: an unspent output (mempool spends hide it when `includeMempool`). */
   getTxOut(txid: string, vout: number, includeMempool = true): TxOutLookup | undefined {
-    const coin = this.chain.coin(txid, vout);
-    const base = { bestBlock: this.tipHash() };
-    if (coin) {
-      if (includeMempool && this.mempool.spender(txid, vout)) return undefined;
-      const address = addressOf(coin.scriptPubKey);
-      return {
-        ...base,
-        confirmations: this.chain.height - coin.height + 1,
-        amountSat: coin.value,
-        scriptPubKey: coin.scriptPubKey,
-        scriptType: classifyScript(coin.scriptPubKey),
-        coinbase: coin.coinbase,
-        ...(address ? { address } : {}),
-      };
-    }
-    const out = includeMempool ? this.mempool.get(txid)?.tx.outputs[vout] : undefined;
-    if (!out || this.mempool.spender(txid, vout)) return undefined;
-    const address = addressOf(out.scriptPubKey);
-    return { ...base, confirmations: 0, amountSat: out.value, scriptPubKey: out.scriptPubKey, scriptType: classifyScript(out.scriptPubKey), coinbase: false, ...(address ? { address } : {}) };
+    return txOut(this.chain, this.mempool, txid, vout, includeMempool);
   }
 
   /** Unspent outputs paying `dest`, confirmed and (unless excluded) mempool ones, minus mempool spends. */
@@ -326,21 +301,7 @@ export class DevnetNode {
   mineTransactions(raws: readonly (Uint8Array | string)[], to?: Destination): string {
     const txs = raws.map((r) => this.decode(r));
     const payout = to === undefined ? this.faucetWallet.script : scriptOf(to);
-    // fees are needed for the coinbase amount: resolve each input against the chain and earlier txs in the list
-    const created = new Map<string, bigint>();
-    const withFees = txs.map((tx) => {
-      let valueIn = 0n;
-      for (const input of tx.inputs) {
-        const prev = displayHex(input.prevTxid);
-        const value = created.get(`${prev}:${input.prevVout}`) ?? this.chain.coin(prev, input.prevVout)?.value;
-        if (value === undefined) throw new PolicyError("bad-txns-inputs-missingorspent", `input ${prev}:${input.prevVout} not in the chain`);
-        valueIn += value;
-      }
-      const id = displayHex(sha256d(encodeTx(tx, false)));
-      tx.outputs.forEach((o, i) => created.set(`${id}:${i}`, o.value));
-      const fee = valueIn - tx.outputs.reduce((n, o) => n + o.value, 0n);
-      return { tx, fee: fee < 0n ? 0n : fee };
-    });
+    const withFees = withListedFees(this.chain, txs);
     return this.mineOne(payout, withFees);
   }
 
@@ -389,12 +350,7 @@ export class DevnetNode {
         throw new ControlError(`the given transaction does not spend any input of ${txid}`);
       }
     } else {
-      // a confirmed faucet coin spent by the target, or by an ancestor (dropping the ancestor drops the target too)
-      const faucetScript = hex(this.faucetWallet.script);
-      const candidates = [target, ...this.mempool.topoSort(this.mempool.ancestors(txid)).map((t) => this.mempool.get(t)!)];
-      const coin = candidates.flatMap((e) => e.spent).find((c) => c.height !== undefined && hex(c.scriptPubKey) === faucetScript);
-      if (!coin) throw new ControlError(`no confirmed input of ${txid} or its ancestors belongs to the faucet; pass a signed conflicting transaction`);
-      conflict = decodeTx(this.faucetWallet.pay([{ txid: coin.txid, vout: coin.vout, value: coin.value, confirmed: true }], this.faucetWallet.script, coin.value - 1000n));
+      conflict = faucetConflict(this.mempool, this.faucetWallet, txid);
     }
     const blockHash = this.mineTransactions([encodeTx(conflict, true)]);
     const conflictTxid = displayHex(sha256d(encodeTx(conflict, false)));
@@ -458,19 +414,6 @@ export class DevnetNode {
     for (const e of added) this.emitter.emit("tx", e.txid);
   }
 
-  private genesisBlock(): Uint8Array {
-    const cb = genesisCoinbase();
-    const header: BlockHeader = {
-      version: 1,
-      prevHash: new Uint8Array(32),
-      merkleRoot: merkleRoot([sha256d(encodeTx(cb, false))]),
-      time: GENESIS_TIME,
-      bits: REGTEST_BITS,
-      nonce: GENESIS_NONCE,
-    };
-    return encodeBlock(header, [encodeTx(cb, true)]);
-  }
-
   private mineOne(payout: Uint8Array, txs: readonly { tx: Tx; fee: bigint }[]): string {
     const tip = this.chain.tip!;
     const time = Math.max(this.clock + this.interval, tip.medianTimePast + 1);
@@ -500,25 +443,7 @@ export class DevnetNode {
   }
 
   private headerInfo(b: StoredBlock): BlockHeaderInfo {
-    const next = this.chain.blockAt(b.height + 1);
-    return {
-      hash: b.hash,
-      height: b.height,
-      version: b.header.version,
-      prevHash: displayHex(b.header.prevHash),
-      merkleRoot: displayHex(b.header.merkleRoot),
-      time: b.header.time,
-      bits: b.header.bits.toString(16).padStart(8, "0"),
-      nonce: b.header.nonce,
-      medianTimePast: b.medianTimePast,
-      txCount: b.txs.length,
-      size: b.size,
-      strippedSize: b.strippedSize,
-      weight: b.weight,
-      chainWork: b.chainWork.toString(16).padStart(64, "0"),
-      difficulty: difficultyOf(b.header.bits),
-      ...(next ? { nextHash: next.hash } : {}),
-    };
+    return headerInfo(this.chain, b);
   }
 
   /** Schedules a mempool save (coalesced: one write per turn of the event loop, not one per change). */
