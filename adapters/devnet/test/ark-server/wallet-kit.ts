@@ -31,6 +31,7 @@ import {
   toHex,
   vtxoId,
   type ArkoorPackage,
+  type ArkoorPackageOptions,
   type FeeSchedule,
   type MusigNonce,
   type Vtxo,
@@ -160,8 +161,8 @@ export class WalletKit {
   }
 
   /** Builds the package and the request parts (nonces kept for {@link finishArkoor}). */
-  prepareArkoor(inputs: Vtxo[], outputs: { amount: bigint; policy: VtxoPolicy }[]): { pkg: ArkoorPackage; nonces: MusigNonce[][]; parts: ArkoorPartReq[] } {
-    const pkg = buildArkoorPackage(inputs, outputs);
+  prepareArkoor(inputs: Vtxo[], outputs: { amount: bigint; policy: VtxoPolicy }[], opts: ArkoorPackageOptions = {}): { pkg: ArkoorPackage; nonces: MusigNonce[][]; parts: ArkoorPartReq[] } {
+    const pkg = buildArkoorPackage(inputs, outputs, opts);
     const nonces = arkoorUserNonces(pkg, this.secretFor);
     const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ totalAmount: d.amount, policy: encodePolicy(d.policy) });
     const parts = pkg.parts.map((part, k) => ({

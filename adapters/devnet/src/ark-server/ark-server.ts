@@ -1,0 +1,210 @@
+/**
+ * The reference Ark server's domain object (flows §7): handshake and `ArkInfo`, boards,
+ * arkoor co-signing, VTXO registration and queries, mailboxes, the server wallet and the admin
+ * calls tests need. Transport-free: the gRPC layer (`grpc-server.ts`) only converts messages.
+ *
+ * @example
+ * ```ts
+ * const server = await ArkServer.open({ chain: node, profile: "test" });      // in-memory SQLite
+ * const info = server.arkInfo();
+ * await server.close();
+ * ```
+ */
+import { join } from "node:path";
+import { silentLogger, type DatabaseLocation, type Logger } from "@tender/core";
+import { VtxoFluxLocks } from "./async-lock.js";
+import { ArkoorService, type ArkoorCosignPartRequest, type ArkoorCosignPartResponse } from "./arkoor-service.js";
+import { BoardService, type BoardCosignRequest } from "./board-service.js";
+import { MailboxService, type MailboxMessageData, type MailboxPage } from "./mailbox-service.js";
+import { vtxoIdText } from "./request-decoding.js";
+import { serverConfig, SERVER_MAX_PROTOCOL_VERSION, SERVER_MIN_PROTOCOL_VERSION, type ArkInfo, type ArkServerConfig, type ArkServerProfile } from "./server-config.js";
+import type { ServerChain, ServerContext } from "./server-context.js";
+import { NotFoundError } from "./server-errors.js";
+import { deriveServerKeys, newServerSeed } from "./server-keys.js";
+import { ArkServerStore } from "./server-store.js";
+import { ServerWallet, type WalletStatus } from "./server-wallet.js";
+import { VtxoRegistry } from "./vtxo-registry.js";
+import type { MusigCosignResponse } from "@tender/plugin-ark/protocol";
+
+/** Options of {@link ArkServer.open}. */
+export interface ArkServerOptions {
+  /** The chain (a `DevnetNode`). */
+  readonly chain: ServerChain;
+  /** Directory of `ark-server.sqlite`; in-memory database without it. */
+  readonly datadir?: string;
+  /** Explicit database location (overrides `datadir`). */
+  readonly database?: DatabaseLocation;
+  readonly profile?: ArkServerProfile;
+  readonly overrides?: Partial<ArkServerConfig>;
+  readonly logger?: Logger;
+  /** Clock for mailbox authorizations (unix seconds). */
+  readonly nowSecs?: () => bigint;
+}
+
+/** bark releases the handshake recognizes (flows §1.3). */
+const KNOWN_BARK_VERSIONS = ["0.1.0", "0.1.1", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.2.4", "0.3.0", "0.4.0", "0.5.0", "0.6.0"];
+const UPDATE_PSA = "Your wallet version is unknown or outdated; please update your wallet.";
+
+/** `HandshakeResponse` as plain data. */
+export interface Handshake {
+  minProtocolVersion: number;
+  maxProtocolVersion: number;
+  psa?: string;
+}
+
+/** Key under which the server seed is stored. */
+const SEED_KEY = "server_seed";
+
+/** One running reference server (its state lives in the database). */
+export class ArkServer {
+  readonly boards: BoardService;
+  readonly arkoor: ArkoorService;
+  readonly vtxos: VtxoRegistry;
+  readonly mailbox: MailboxService;
+  readonly wallet: ServerWallet;
+
+  private constructor(readonly ctx: ServerContext) {
+    this.boards = new BoardService(ctx);
+    this.arkoor = new ArkoorService(ctx);
+    this.vtxos = new VtxoRegistry(ctx);
+    this.mailbox = new MailboxService(ctx);
+    this.wallet = new ServerWallet(ctx);
+  }
+
+  /** Opens the database (creating the server seed on first start) and builds the server. */
+  static async open(opts: ArkServerOptions): Promise<ArkServer> {
+    const config = serverConfig(opts.profile ?? "default", opts.overrides);
+    const logger = opts.logger ?? silentLogger;
+    const location: DatabaseLocation = opts.database ?? { dialect: "sqlite", path: opts.datadir ? join(opts.datadir, "ark-server.sqlite") : ":memory:" };
+    const store = await ArkServerStore.open(location, logger);
+    const seed = (await store.getMeta(SEED_KEY)) ?? (await store.initMeta(SEED_KEY, newServerSeed()));
+    const keys = deriveServerKeys(seed);
+    const nowSecs = opts.nowSecs ?? (() => BigInt(Math.floor(Date.now() / 1000)));
+    return new ArkServer({ config, keys, store, chain: opts.chain, locks: new VtxoFluxLocks(), logger, nowSecs });
+  }
+
+  get config(): ArkServerConfig {
+    return this.ctx.config;
+  }
+
+  /** Ends subscriptions and closes the database. */
+  async close(): Promise<void> {
+    this.mailbox.close();
+    await this.ctx.store.close();
+  }
+
+  /** `Handshake`: the version range, plus a PSA for unknown bark versions and the operator PSA. */
+  handshake(barkVersion?: string): Handshake {
+    const token = barkVersion ? /\d+\.\d+\.\d+/.exec(barkVersion)?.[0] : undefined;
+    const psas: string[] = [];
+    if (!token || !KNOWN_BARK_VERSIONS.includes(token)) psas.push(UPDATE_PSA);
+    if (this.config.handshakePsa) psas.push(this.config.handshakePsa);
+    return { minProtocolVersion: SERVER_MIN_PROTOCOL_VERSION, maxProtocolVersion: SERVER_MAX_PROTOCOL_VERSION, ...(psas.length ? { psa: psas.join("\n\n") } : {}) };
+  }
+
+  /** The "regular" fee rate in sat/kvB (`GetOffboardFeeRate`). */
+  offboardFeeRateSatVkb(): bigint {
+    let satPerVb = this.config.regularFeeRateSatPerVb;
+    try {
+      satPerVb = this.ctx.chain.estimateFeeRate(3) || satPerVb;
+    } catch {
+      // no estimate: the configured fallback stays
+    }
+    return BigInt(Math.ceil(satPerVb * 1000));
+  }
+
+  /** `GetArkInfo`. */
+  arkInfo(): ArkInfo {
+    const c = this.config;
+    return {
+      network: c.network,
+      serverPubkey: this.ctx.keys.serverPubkey,
+      mailboxPubkey: this.ctx.keys.mailboxPubkey,
+      roundIntervalSecs: c.roundIntervalSecs,
+      nbRoundNonces: c.nbRoundNonces,
+      vtxoExitDelta: c.vtxoExitDelta,
+      vtxoExpiryDelta: c.vtxoLifetime,
+      vtxoLifetime: c.vtxoLifetime,
+      htlcSendExpiryDelta: c.htlcSendExpiryDelta,
+      htlcExpiryDelta: c.htlcExpiryDelta,
+      ...(c.maxVtxoAmount !== undefined ? { maxVtxoAmount: c.maxVtxoAmount } : {}),
+      requiredBoardConfirmations: c.requiredBoardConfirmations,
+      maxUserInvoiceCltvDelta: c.maxUserInvoiceCltvDelta,
+      minBoardAmount: c.minBoardAmount,
+      offboardFeerateSatVkb: this.offboardFeeRateSatVkb(),
+      lnReceiveAntiDosRequired: c.lnReceiveAntiDosRequired,
+      fees: c.fees,
+      maxVtxoExitDepth: c.maxVtxoExitDepth,
+      maxOffboardInputs: c.maxOffboardInputs,
+      ...(c.tosLink ? { tosLink: c.tosLink } : {}),
+    };
+  }
+
+  // ---- wallet RPCs (thin delegates, so the gRPC layer has one object) -----------------
+
+  requestBoardCosign(req: BoardCosignRequest, pver: number): Promise<MusigCosignResponse> {
+    return this.boards.requestBoardCosign(req, pver);
+  }
+
+  registerBoardVtxo(vtxo: Uint8Array | undefined): Promise<void> {
+    return this.boards.registerBoardVtxo(vtxo);
+  }
+
+  requestArkoorCosign(parts: readonly ArkoorCosignPartRequest[]): Promise<ArkoorCosignPartResponse[]> {
+    return this.arkoor.requestArkoorCosign(parts);
+  }
+
+  registerVtxoTransactions(vtxos: readonly Uint8Array[]): Promise<void> {
+    return this.vtxos.registerVtxoTransactions(vtxos);
+  }
+
+  getVtxo(id: Uint8Array | undefined): Promise<Uint8Array> {
+    return this.vtxos.getVtxo(id);
+  }
+
+  getVtxoStatus(id: Uint8Array | undefined, attestation: Uint8Array | undefined): Promise<number> {
+    return this.vtxos.getVtxoStatus(id, attestation);
+  }
+
+  postArkoorMessage(blindedId: Uint8Array | undefined, vtxos: readonly Uint8Array[]): Promise<void> {
+    return this.mailbox.postArkoorMessage(blindedId, vtxos);
+  }
+
+  readMailbox(mailboxId: Uint8Array | undefined, authorization: Uint8Array | undefined, checkpoint: bigint): Promise<MailboxPage> {
+    return this.mailbox.readMailbox(mailboxId, authorization, checkpoint);
+  }
+
+  subscribeMailbox(mailboxId: Uint8Array | undefined, authorization: Uint8Array | undefined, checkpoint: bigint, signal?: AbortSignal): AsyncGenerator<MailboxMessageData> {
+    return this.mailbox.subscribeMailbox(mailboxId, authorization, checkpoint, signal);
+  }
+
+  postRecoveryVtxoIds(mailboxId: Uint8Array | undefined, ids: readonly Uint8Array[], authorization: Uint8Array | undefined): Promise<void> {
+    return this.mailbox.postRecoveryVtxoIds(mailboxId, ids, authorization);
+  }
+
+  // ---- admin --------------------------------------------------------------------------
+
+  /** `WalletAdminService.WalletStatus` (rounds wallet). */
+  walletStatus(): WalletStatus {
+    return this.wallet.status();
+  }
+
+  /** `BanAdminService.BanVtxo`: banned until `tip + banBlocks`. */
+  async banVtxo(id: Uint8Array | undefined, banBlocks: number): Promise<number> {
+    const text = vtxoIdText(id);
+    const until = this.ctx.chain.tipHeight() + banBlocks;
+    if (!(await this.ctx.store.setBan(text, until))) throw new NotFoundError("vtxo not found", [text]);
+    return until;
+  }
+
+  /** `BanAdminService.UnbanVtxo`. */
+  async unbanVtxo(id: Uint8Array | undefined): Promise<void> {
+    const text = vtxoIdText(id);
+    if (!(await this.ctx.store.setBan(text, null))) throw new NotFoundError("vtxo not found", [text]);
+  }
+
+  /** `BanAdminService.ListBannedVtxos`: bans still active at the tip. */
+  listBannedVtxos(): Promise<{ id: string; until: number }[]> {
+    return this.ctx.store.activeBans(this.ctx.chain.tipHeight());
+  }
+}

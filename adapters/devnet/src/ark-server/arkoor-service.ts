@@ -1,0 +1,226 @@
+/**
+ * `RequestArkoorCosign` on the server side (flows §4.3): every check of the spec in order,
+ * then — under the inputs' flux locks — the spend-state check, the atomic spend record
+ * (inputs spent by their checkpoint txid, virtual txs, unregistered outputs), and only then the
+ * server's nonces and partial signatures.
+ *
+ * | Step | Refusal |
+ * |---|---|
+ * | inputs known | NOT_FOUND, identifiers = unknown ids |
+ * | inputs `pubkey` | "server htlc send/recv vtxo not supported" |
+ * | checkpoints used by every part | "should use arkoor checkpoints" |
+ * | part well formed (balance, amounts, nonce count, attestation) | "invalid cosign request at index #i: …" |
+ * | exit depth < max | "… exit depth D meets or exceeds the maximum of M; …" |
+ * | outputs per input ≤ fan-out | "too many outputs for input …" |
+ * | no dust / non-dust mix | "invalid mix of dust and non-dust outputs …" |
+ * | not locked by another request | "some VTXO is already locked by another process: …" |
+ * | spendable (or spent by the same checkpoint txid: replay) | "has exited onchain" / "is not spendable (state: S)" / "is banned until block H" |
+ *
+ * The server signs with BIP-327 deterministic signing (it is always the last signer and answers
+ * right after seeing the user's nonce), so replaying an identical request returns identical bytes.
+ */
+import {
+  VTXO_DUST_SAT,
+  arkoorCosignAttestation,
+  arkoorOutputVtxos,
+  buildArkoorPart,
+  encodeTx,
+  encodeVtxo,
+  formatOutPoint,
+  musigRespondCosignDeterministic,
+  policyUserPubkey,
+  toHex,
+  txidHex,
+  verifyAttestation,
+  encodeOutPoint,
+  type ArkoorPart,
+  type MusigCosignResponse,
+  type OutPoint,
+  type Vtxo,
+  type VtxoPolicy,
+} from "@tender/plugin-ark/protocol";
+import { VtxoLockedError } from "./async-lock.js";
+import { musigNonceFromBytes, policyFromBytes, vtxoFromBytes, vtxoIdFromBytes } from "./request-decoding.js";
+import { BadUserInputError, NotFoundError, UnusableInputsError } from "./server-errors.js";
+import type { ServerContext } from "./server-context.js";
+import { checkpointOutputs } from "./arkoor-checkpoints.js";
+import { DoubleSpendError, type InternalSpentVtxo, type NewVtxo, type StoredTx } from "./server-store.js";
+
+/** `ArkoorDestination` as plain data. */
+export interface ArkoorDestinationRequest {
+  totalAmount: bigint;
+  policy?: Uint8Array;
+}
+
+/** `ArkoorCosignRequest` (one part per input) as plain data. */
+export interface ArkoorCosignPartRequest {
+  inputVtxoId?: Uint8Array;
+  outputs: ArkoorDestinationRequest[];
+  userPubNonces: Uint8Array[];
+  isolatedOutputs: ArkoorDestinationRequest[];
+  useCheckpoint: boolean;
+  attestation?: Uint8Array;
+}
+
+/** `ArkoorCosignResponse` of one part. */
+export interface ArkoorCosignPartResponse {
+  serverPubNonces: Uint8Array[];
+  serverPartialSigs: Uint8Array[];
+}
+
+interface DecodedPart {
+  point: OutPoint;
+  id: string;
+  normal: { amount: bigint; policy: VtxoPolicy }[];
+  isolated: { amount: bigint; policy: VtxoPolicy }[];
+  nonces: Uint8Array[];
+  attestation: Uint8Array;
+}
+
+const U64_MAX = (1n << 64n) - 1n;
+
+/** The server's arkoor co-signing. */
+export class ArkoorService {
+  constructor(private readonly ctx: ServerContext) {}
+
+  /** `RequestArkoorCosign`. */
+  async requestArkoorCosign(parts: readonly ArkoorCosignPartRequest[]): Promise<ArkoorCosignPartResponse[]> {
+    const decoded = parts.map((p) => this.decodePart(p));
+    const stored = await Promise.all(decoded.map((d) => this.ctx.store.getVtxo(d.id)));
+    const missing = decoded.filter((_, k) => !stored[k]).map((d) => d.id);
+    if (missing.length) throw new NotFoundError("input vtxo not found", missing);
+    const inputs = stored.map((s) => vtxoFromBytes(s!.bytes));
+    for (const v of inputs) {
+      if (v.policy.type === "server-htlc-send") throw new BadUserInputError("server htlc send vtxo not supported");
+      if (v.policy.type === "server-htlc-receive") throw new BadUserInputError("server htlc recv vtxo not supported");
+    }
+    if (parts.length === 0 || parts.some((p) => !p.useCheckpoint)) throw new BadUserInputError("should use arkoor checkpoints");
+
+    const built = decoded.map((d, i) => this.checkPart(i, d, inputs[i]!));
+    const { maxVtxoExitDepth, maxArkoorFanout } = this.ctx.config;
+    decoded.forEach((d, i) => {
+      const depth = inputs[i]!.genesis.length;
+      if (depth >= maxVtxoExitDepth) {
+        throw new BadUserInputError(`input vtxo ${d.id} exit depth ${depth} meets or exceeds the maximum of ${maxVtxoExitDepth}; refresh the VTXO in a round to reset its exit depth`, undefined, [d.id]);
+      }
+    });
+    decoded.forEach((d) => {
+      const n = d.normal.length + d.isolated.length;
+      if (n > maxArkoorFanout) throw new BadUserInputError(`too many outputs for input ${d.id}: ${n} (max is ${maxArkoorFanout})`);
+    });
+    decoded.forEach((d) => {
+      for (const list of [d.normal, d.isolated]) {
+        const dust = list.some((o) => o.amount < VTXO_DUST_SAT);
+        const large = list.some((o) => o.amount >= 2n * VTXO_DUST_SAT);
+        if (dust && large) throw new BadUserInputError(`invalid mix of dust and non-dust outputs for input ${d.id}`);
+      }
+    });
+
+    const ids = decoded.map((d) => d.id);
+    try {
+      return await this.ctx.locks.with(ids, async () => {
+        await this.checkSpendable(built);
+        await this.recordSpend(built);
+        this.ctx.logger.debug(`arkoor cosign: ${ids.join(", ")} → ${built.map((p) => txidHex(p.checkpointTx!)).join(", ")}`);
+        return built.map((p, k) => this.sign(p, decoded[k]!.nonces));
+      });
+    } catch (e) {
+      if (e instanceof VtxoLockedError) throw new BadUserInputError(e.message, undefined, e.ids);
+      if (e instanceof DoubleSpendError) throw new UnusableInputsError(e.message, undefined, [e.id]);
+      throw e;
+    }
+  }
+
+  private decodePart(p: ArkoorCosignPartRequest): DecodedPart {
+    const point = vtxoIdFromBytes(p.inputVtxoId);
+    const dest = (o: ArkoorDestinationRequest) => ({ amount: o.totalAmount, policy: policyFromBytes(o.policy) });
+    return {
+      point,
+      id: formatOutPoint(point),
+      normal: p.outputs.map(dest),
+      isolated: p.isolatedOutputs.map(dest),
+      nonces: p.userPubNonces.map((n) => musigNonceFromBytes(n)),
+      attestation: p.attestation ?? new Uint8Array(0),
+    };
+  }
+
+  /** The "well formed" checks of one part; returns the rebuilt part. */
+  private checkPart(index: number, d: DecodedPart, input: Vtxo): ArkoorPart {
+    const bad = (reason: string) => new BadUserInputError(`invalid cosign request at index #${index}: ${reason}`);
+    const all = [...d.normal, ...d.isolated];
+    if (all.length === 0) throw bad("no outputs");
+    let total = 0n;
+    for (const o of all) {
+      if (o.amount <= 0n || o.amount > U64_MAX) throw bad(`invalid output amount ${o.amount}`);
+      total += o.amount;
+    }
+    if (total !== input.amount) throw bad(`Unbalanced { input: ${input.amount}, output: ${total} }`);
+    if (d.isolated.length > 0) {
+      const s = d.isolated.reduce((a, o) => a + o.amount, 0n);
+      if (s < VTXO_DUST_SAT) throw bad(`isolated outputs sum to ${s}, below dust`);
+    }
+    const part = buildArkoorPart(input, { normal: d.normal, isolated: d.isolated }, { useCheckpoint: true, skipChecks: true });
+    if (d.nonces.length !== part.signing.length) throw bad(`wrong number of user nonces: expected ${part.signing.length}, got ${d.nonces.length}`);
+    const msg = arkoorCosignAttestation(encodeOutPoint(d.point), d.normal, d.isolated);
+    if (d.attestation.length !== 64 || !verifyAttestation(d.attestation, msg, input.policy.userPubkey)) throw bad("Invalid attestation");
+    return part;
+  }
+
+  /** Re-reads each input's state under the locks (an earlier request may have spent it). */
+  private async checkSpendable(parts: readonly ArkoorPart[]): Promise<void> {
+    const tip = this.ctx.chain.tipHeight();
+    for (const part of parts) {
+      const id = formatOutPoint(part.input.point);
+      const row = await this.ctx.store.getVtxo(id);
+      if (!row) throw new NotFoundError("input vtxo not found", [id]);
+      const spendTxid = txidHex(part.checkpointTx!);
+      if (this.ctx.chain.getTxStatus(row.id.split(":")[0]!)?.confirmed) {
+        throw new UnusableInputsError(`vtxo ${row.id} has exited onchain`, undefined, [row.id]);
+      }
+      if (row.state === "spent" && row.oorSpentTxid === spendTxid && (await this.sameArkoorTxs(part))) continue;
+      if (row.state !== "spendable") throw new UnusableInputsError(`vtxo ${row.id} is not spendable (state: ${row.state})`, undefined, [row.id]);
+      if (row.bannedUntilHeight !== null && tip < row.bannedUntilHeight) {
+        throw new UnusableInputsError(`vtxo ${row.id} is banned until block ${row.bannedUntilHeight}`, undefined, [row.id]);
+      }
+    }
+  }
+
+  /** Whether an already recorded spend of this checkpoint tx went to the same arkoor txs (replay). */
+  private async sameArkoorTxs(part: ArkoorPart): Promise<boolean> {
+    for (const c of checkpointOutputs(part)) {
+      const spender = await this.ctx.store.spentBy(formatOutPoint(c.vtxo.point));
+      if (spender !== null && spender !== c.spentBy) return false;
+    }
+    return true;
+  }
+
+  private async recordSpend(parts: readonly ArkoorPart[]): Promise<void> {
+    const inputs = parts.map((p) => ({ id: formatOutPoint(p.input.point), spendTxid: txidHex(p.checkpointTx!) }));
+    const outputs: NewVtxo[] = parts.flatMap((p) =>
+      arkoorOutputVtxos(p, p.signing.map(() => null)).map((v) => {
+        const user = policyUserPubkey(v.policy);
+        return { id: formatOutPoint(v.point), bytes: encodeVtxo(v), state: "unregistered" as const, userPubkey: user ? toHex(user) : null, policyType: v.policy.type };
+      }),
+    );
+    const txs: StoredTx[] = parts.flatMap((p) =>
+      [p.checkpointTx!, ...p.arkoorTxs, ...(p.fanoutTx ? [p.fanoutTx] : [])].map((t) => ({ txid: txidHex(t), raw: encodeTx(t), signed: false, isFunding: false })),
+    );
+    const internal: InternalSpentVtxo[] = parts.flatMap((p) =>
+      checkpointOutputs(p).map((c) => ({
+        vtxo: { id: formatOutPoint(c.vtxo.point), bytes: encodeVtxo(c.vtxo), state: "spent" as const, userPubkey: null, policyType: c.vtxo.policy.type },
+        spentBy: c.spentBy,
+        inputId: formatOutPoint(p.input.point),
+      })),
+    );
+    await this.ctx.store.recordArkoorSpend(inputs, internal, outputs, txs);
+  }
+
+  private sign(part: ArkoorPart, nonces: readonly Uint8Array[]): ArkoorCosignPartResponse {
+    const { serverSecret, serverPubkey } = this.ctx.keys;
+    const answers: MusigCosignResponse[] = part.signing.map((s, i) =>
+      musigRespondCosignDeterministic({ secretKey: serverSecret, pubkey: serverPubkey, otherPubkey: part.signers[0], otherPubNonce: nonces[i]!, message: s.sighash, tweak: s.tweak }),
+    );
+    return { serverPubNonces: answers.map((a) => a.pubNonce), serverPartialSigs: answers.map((a) => a.partialSig) };
+  }
+}
+

@@ -1,0 +1,140 @@
+/**
+ * Configuration of the reference Ark server (flows spec §7.7) and the `ArkInfo` it announces
+ * (flows §2.3). Two profiles:
+ *
+ * | Profile | Use | Differences |
+ * |---|---|---|
+ * | `default` | `npm run devnet`, people trying tender | captaind's `captaind.default.toml` values and fee schedule |
+ * | `test` | tests | bark's integration-harness values: lifetime 432, exit delta 12, max exit depth 50, zero fees, 1-block board confirmations |
+ */
+import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/plugin-ark/protocol";
+
+/** Everything that changes the server's rules. Heights and deltas are blocks. */
+export interface ArkServerConfig {
+  readonly network: "regtest";
+  readonly vtxoLifetime: number;
+  readonly vtxoExitDelta: number;
+  /** Largest VTXO the server creates; undefined = unlimited. */
+  readonly maxVtxoAmount?: bigint;
+  readonly minBoardAmount: bigint;
+  readonly maxVtxoExitDepth: number;
+  readonly maxArkoorFanout: number;
+  readonly requiredBoardConfirmations: number;
+  readonly requireBoardFundingTx: boolean;
+  readonly nbRoundNonces: number;
+  readonly roundIntervalSecs: number;
+  readonly htlcExpiryDelta: number;
+  readonly htlcSendExpiryDelta: number;
+  readonly maxUserInvoiceCltvDelta: number;
+  readonly lnReceiveAntiDosRequired: boolean;
+  readonly maxOffboardInputs: number;
+  readonly maxReadMailboxItems: number;
+  /** "regular" fee-rate fallback in sat/vB when the chain has no estimate. */
+  readonly regularFeeRateSatPerVb: number;
+  readonly handshakePsa?: string;
+  readonly tosLink?: string;
+  readonly fees: FeeSchedule;
+}
+
+/** Names of the built-in profiles. */
+export type ArkServerProfile = "default" | "test";
+
+/** Protocol versions the server speaks (flows §1.3). */
+export const SERVER_MIN_PROTOCOL_VERSION = 4;
+/** Highest protocol version the server speaks. */
+export const SERVER_MAX_PROTOCOL_VERSION = 5;
+
+/** captaind's regtest defaults (flows §7.7, "Default" column). */
+export function defaultServerConfig(): ArkServerConfig {
+  return {
+    network: "regtest",
+    vtxoLifetime: 4320,
+    vtxoExitDelta: 144,
+    minBoardAmount: 20_000n,
+    maxVtxoExitDepth: 100,
+    maxArkoorFanout: 4,
+    requiredBoardConfirmations: 3,
+    requireBoardFundingTx: true,
+    nbRoundNonces: 8,
+    roundIntervalSecs: 10,
+    htlcExpiryDelta: 40,
+    htlcSendExpiryDelta: 258,
+    maxUserInvoiceCltvDelta: 250,
+    lnReceiveAntiDosRequired: false,
+    maxOffboardInputs: 100,
+    maxReadMailboxItems: 100,
+    regularFeeRateSatPerVb: 10,
+    fees: captaindDefaultFeeSchedule(),
+  };
+}
+
+/** The bark test-harness fee schedule (flows §5.7): all zero, offboard `fixed_additional_vb` 100. */
+export function testFeeSchedule(): FeeSchedule {
+  return {
+    board: { minFeeSat: 0n, baseFeeSat: 0n, ppm: 0n },
+    offboard: { baseFeeSat: 0n, fixedAdditionalVb: 100n, ppmExpiryTable: [] },
+    refresh: { baseFeeSat: 0n, ppmExpiryTable: [] },
+    lightningReceive: { baseFeeSat: 0n, ppm: 0n },
+    lightningSend: { minFeeSat: 0n, baseFeeSat: 0n, ppmExpiryTable: [] },
+  };
+}
+
+/** Short delays and fast confirmations for tests (flows §7.7, "Test harness" column). */
+export function testServerConfig(): ArkServerConfig {
+  return {
+    ...defaultServerConfig(),
+    vtxoLifetime: 432,
+    vtxoExitDelta: 12,
+    maxVtxoExitDepth: 50,
+    requiredBoardConfirmations: 1,
+    roundIntervalSecs: 3600,
+    htlcExpiryDelta: 6,
+    maxUserInvoiceCltvDelta: 58,
+    regularFeeRateSatPerVb: 7,
+    fees: testFeeSchedule(),
+  };
+}
+
+/** A thrown configuration problem (bad profile name or overrides). */
+export class ServerConfigError extends Error {}
+
+/** Builds a config from a profile and overrides, and checks it. */
+export function serverConfig(profile: ArkServerProfile, overrides: Partial<ArkServerConfig> = {}): ArkServerConfig {
+  const base = profile === "test" ? testServerConfig() : profile === "default" ? defaultServerConfig() : null;
+  if (!base) throw new ServerConfigError(`unknown Ark server profile: ${String(profile)}`);
+  const cfg: ArkServerConfig = { ...base, ...overrides };
+  for (const [k, v] of Object.entries({ vtxoLifetime: cfg.vtxoLifetime, vtxoExitDelta: cfg.vtxoExitDelta, htlcExpiryDelta: cfg.htlcExpiryDelta, htlcSendExpiryDelta: cfg.htlcSendExpiryDelta })) {
+    if (!Number.isInteger(v) || v <= 0 || v > 16383) throw new ServerConfigError(`${k} must be a block delta in 1..16383, got ${v}`);
+  }
+  if (cfg.maxArkoorFanout < 1 || cfg.maxVtxoExitDepth < 1 || cfg.requiredBoardConfirmations < 1) throw new ServerConfigError("fan-out, exit depth and confirmations must be positive");
+  try {
+    validateFeeSchedule(cfg.fees);
+  } catch (e) {
+    throw new ServerConfigError(`invalid fee schedule: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  return cfg;
+}
+
+/** The server's `ArkInfo` as plain data (flows §2.3); the gRPC layer converts it to the message. */
+export interface ArkInfo {
+  network: string;
+  serverPubkey: Uint8Array;
+  mailboxPubkey: Uint8Array;
+  roundIntervalSecs: number;
+  nbRoundNonces: number;
+  vtxoExitDelta: number;
+  vtxoExpiryDelta: number;
+  vtxoLifetime: number;
+  htlcSendExpiryDelta: number;
+  htlcExpiryDelta: number;
+  maxVtxoAmount?: bigint;
+  requiredBoardConfirmations: number;
+  maxUserInvoiceCltvDelta: number;
+  minBoardAmount: bigint;
+  offboardFeerateSatVkb: bigint;
+  lnReceiveAntiDosRequired: boolean;
+  fees: FeeSchedule;
+  maxVtxoExitDepth: number;
+  maxOffboardInputs: number;
+  tosLink?: string;
+}

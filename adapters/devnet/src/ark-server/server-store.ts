@@ -1,0 +1,317 @@
+/**
+ * Persistent state of the reference Ark server: VTXOs with their spend state (flows §7.2),
+ * virtual and funding transactions, mailbox entries with checkpoints, and key material.
+ * Stored through `@tender/core`'s {@link Database} (MikroORM; SQLite by default) with plain SQL
+ * statements, so every state change is one conditional statement inside one transaction.
+ *
+ * All writes go through one {@link AsyncMutex} (`write`): SQLite has a single connection, and a
+ * serialized writer also gives the mailbox its "no higher checkpoint visible before a lower one"
+ * guarantee (flows §4.4).
+ */
+import { Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
+import { AsyncMutex } from "./async-lock.js";
+
+/** Server-side spend states (flows §7.2) this server uses. */
+export type VtxoSpendState = "spendable" | "unregistered" | "spent";
+
+/** One stored VTXO. */
+export interface StoredVtxo {
+  /** `txid:vout` (display order). */
+  readonly id: string;
+  /** Protocol encoding; full (signed) once registered. */
+  readonly bytes: Uint8Array;
+  readonly state: VtxoSpendState;
+  /** Txid (display) of the checkpoint/arkoor tx that spent it. */
+  readonly oorSpentTxid: string | null;
+  readonly bannedUntilHeight: number | null;
+  /** User key (hex) of a user policy, else null. */
+  readonly userPubkey: string | null;
+  readonly policyType: string;
+}
+
+/** A stored transaction. */
+export interface StoredTx {
+  readonly txid: string;
+  readonly raw: Uint8Array;
+  /** Whether `raw` carries the signatures (funding txs and registered virtual txs). */
+  readonly signed: boolean;
+  readonly isFunding: boolean;
+}
+
+/** One mailbox row; rows of one post share the checkpoint. */
+export interface MailboxRow {
+  readonly checkpoint: bigint;
+  readonly kind: MailboxKind;
+  readonly payload: Uint8Array;
+}
+
+/** Mailbox entry kinds this server posts. */
+export type MailboxKind = "arkoor" | "recovery";
+
+/** A VTXO to insert. */
+export interface NewVtxo {
+  readonly id: string;
+  readonly bytes: Uint8Array;
+  readonly state: VtxoSpendState;
+  readonly userPubkey: string | null;
+  readonly policyType: string;
+}
+
+/**
+ * A server-internal VTXO that is created already spent (an arkoor checkpoint output, spent by
+ * its arkoor or fan-out tx). Recording it again with another spender is a double spend of
+ * `inputId`.
+ */
+export interface InternalSpentVtxo {
+  readonly vtxo: NewVtxo;
+  readonly spentBy: string;
+  readonly inputId: string;
+}
+
+/** An input whose spend must be recorded: it must be spendable, or already spent by `spendTxid`. */
+export interface SpendRecord {
+  readonly id: string;
+  readonly spendTxid: string;
+}
+
+/** A spend could not be recorded because the VTXO is no longer spendable (lost race). */
+export class DoubleSpendError extends Error {
+  constructor(readonly id: string) {
+    super(`vtxo ${id} is already spent`);
+  }
+}
+
+const blob = (d: SqlDialect) => (d === "postgresql" ? "bytea" : "blob");
+const serial = (d: SqlDialect) => (d === "postgresql" ? "bigserial primary key" : "integer primary key autoincrement");
+
+/** The server's schema. */
+export const arkServerInitMigration = defineMigration({
+  name: "ark_server_0001_init",
+  up: (d) => [
+    `create table ark_server_meta (key varchar(64) not null primary key, value ${blob(d)} not null)`,
+    `create table ark_server_vtxo (vtxo_id varchar(80) not null primary key, vtxo ${blob(d)} not null, state varchar(32) not null, oor_spent_txid varchar(64) null, banned_until_height integer null, user_pubkey varchar(66) null, policy_type varchar(32) not null, created_at varchar(40) not null)`,
+    `create table ark_server_tx (txid varchar(64) not null primary key, tx ${blob(d)} not null, signed integer not null, is_funding integer not null)`,
+    `create table ark_server_mailbox (id ${serial(d)}, mailbox_id varchar(66) not null, checkpoint bigint not null, kind varchar(16) not null, item_key varchar(80) not null, payload ${blob(d)} not null)`,
+    `create unique index ark_server_mailbox_item on ark_server_mailbox (mailbox_id, kind, item_key)`,
+    `create index ark_server_mailbox_cursor on ark_server_mailbox (mailbox_id, checkpoint)`,
+  ],
+});
+
+type Row = Record<string, unknown>;
+interface Sql {
+  execute(query: string, params?: unknown[], method?: "all" | "get" | "run"): Promise<unknown>;
+}
+interface Em extends Sql {
+  transactional<T>(cb: (em: Em) => Promise<T>): Promise<T>;
+}
+
+const u8 = (v: unknown): Uint8Array => (v instanceof Uint8Array ? new Uint8Array(v) : new Uint8Array(0));
+const buf = (v: Uint8Array) => Buffer.from(v.buffer, v.byteOffset, v.byteLength);
+const now = () => new Date().toISOString();
+
+function toVtxo(r: Row): StoredVtxo {
+  return {
+    id: String(r.vtxo_id),
+    bytes: u8(r.vtxo),
+    state: String(r.state) as VtxoSpendState,
+    oorSpentTxid: r.oor_spent_txid == null ? null : String(r.oor_spent_txid),
+    bannedUntilHeight: r.banned_until_height == null ? null : Number(r.banned_until_height),
+    userPubkey: r.user_pubkey == null ? null : String(r.user_pubkey),
+    policyType: String(r.policy_type),
+  };
+}
+
+/** The server's database. */
+export class ArkServerStore {
+  private readonly writer = new AsyncMutex();
+
+  private constructor(private readonly db: Database) {}
+
+  /** Opens (and migrates) the store. */
+  static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration] }, logger);
+    await db.open(location);
+    return new ArkServerStore(db);
+  }
+
+  async close(): Promise<void> {
+    await this.writer.run(() => this.db.close());
+  }
+
+  private em(): Em {
+    return this.db.em() as unknown as Em;
+  }
+
+  private async all(sql: Sql, q: string, params: unknown[] = []): Promise<Row[]> {
+    return (await sql.execute(q, params, "all")) as Row[];
+  }
+
+  private async affected(sql: Sql, q: string, params: unknown[]): Promise<number> {
+    const r = (await sql.execute(q, params, "run")) as { affectedRows?: number };
+    return r.affectedRows ?? 0;
+  }
+
+  /** Runs `fn` as the only writer, inside one transaction. */
+  write<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return this.writer.run(() => this.em().transactional((em) => fn(em)));
+  }
+
+  // ---- meta ---------------------------------------------------------------------------
+
+  async getMeta(key: string): Promise<Uint8Array | undefined> {
+    const rows = await this.all(this.em(), "select value from ark_server_meta where key = ?", [key]);
+    return rows[0] ? u8(rows[0].value) : undefined;
+  }
+
+  /** Stores `value` under `key` unless a value exists; returns the stored value. */
+  async initMeta(key: string, value: Uint8Array): Promise<Uint8Array> {
+    await this.write((sql) => sql.execute("insert into ark_server_meta (key, value) values (?, ?) on conflict do nothing", [key, buf(value)], "run"));
+    return (await this.getMeta(key))!;
+  }
+
+  // ---- VTXOs --------------------------------------------------------------------------
+
+  async getVtxo(id: string): Promise<StoredVtxo | undefined> {
+    const rows = await this.all(this.em(), "select * from ark_server_vtxo where vtxo_id = ?", [id]);
+    return rows[0] ? toVtxo(rows[0]) : undefined;
+  }
+
+  private insertVtxos(sql: Sql, vtxos: readonly NewVtxo[]): Promise<unknown[]> {
+    return Promise.all(
+      vtxos.map((v) =>
+        sql.execute(
+          "insert into ark_server_vtxo (vtxo_id, vtxo, state, user_pubkey, policy_type, created_at) values (?, ?, ?, ?, ?, ?) on conflict do nothing",
+          [v.id, buf(v.bytes), v.state, v.userPubkey, v.policyType, now()],
+          "run",
+        ),
+      ),
+    );
+  }
+
+  private insertTxs(sql: Sql, txs: readonly StoredTx[]): Promise<unknown[]> {
+    return Promise.all(
+      txs.map((t) =>
+        sql.execute(
+          "insert into ark_server_tx (txid, tx, signed, is_funding) values (?, ?, ?, ?) on conflict (txid) do update set tx = case when ark_server_tx.signed = 1 then ark_server_tx.tx else excluded.tx end, signed = case when ark_server_tx.signed = 1 then 1 else excluded.signed end",
+          [t.txid, buf(t.raw), t.signed ? 1 : 0, t.isFunding ? 1 : 0],
+          "run",
+        ),
+      ),
+    );
+  }
+
+  /** Registers a board: its funding tx and the VTXO as spendable. Re-registration changes nothing. */
+  async insertBoard(vtxo: NewVtxo, fundingTx: StoredTx): Promise<void> {
+    await this.write(async (sql) => {
+      await this.insertTxs(sql, [fundingTx]);
+      await this.insertVtxos(sql, [vtxo]);
+    });
+  }
+
+  /**
+   * Records an arkoor spend atomically (flows §4.3 "before signing"): each input flips from
+   * `spendable` to `spent` by its txid (or already is spent by that same txid: replay), the
+   * unsigned virtual txs and the output VTXOs (`unregistered`) are inserted. Throws
+   * {@link DoubleSpendError} — and records nothing — if any input lost a race.
+   */
+  async recordArkoorSpend(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
+    await this.write(async (sql) => {
+      for (const c of internal) {
+        const rows = await this.all(sql, "select oor_spent_txid from ark_server_vtxo where vtxo_id = ?", [c.vtxo.id]);
+        if (rows[0] && String(rows[0].oor_spent_txid) !== c.spentBy) throw new DoubleSpendError(c.inputId);
+        if (!rows[0]) {
+          await sql.execute(
+            "insert into ark_server_vtxo (vtxo_id, vtxo, state, oor_spent_txid, user_pubkey, policy_type, created_at) values (?, ?, 'spent', ?, null, ?, ?)",
+            [c.vtxo.id, buf(c.vtxo.bytes), c.spentBy, c.vtxo.policyType, now()],
+            "run",
+          );
+        }
+      }
+      for (const i of inputs) {
+        const n = await this.affected(
+          sql,
+          "update ark_server_vtxo set state = 'spent', oor_spent_txid = ? where vtxo_id = ? and (state = 'spendable' or (state = 'spent' and oor_spent_txid = ?))",
+          [i.spendTxid, i.id, i.spendTxid],
+        );
+        if (n !== 1) throw new DoubleSpendError(i.id);
+      }
+      await this.insertTxs(sql, txs);
+      await this.insertVtxos(sql, outputs);
+    });
+  }
+
+  /**
+   * Stores the full VTXO bytes and signed txs of registered chains and flips `unregistered` →
+   * `spendable` (other states are kept; a spent VTXO is never resurrected).
+   */
+  async registerChains(vtxos: readonly { id: string; bytes: Uint8Array }[], txs: readonly StoredTx[]): Promise<void> {
+    await this.write(async (sql) => {
+      await this.insertTxs(sql, txs);
+      for (const v of vtxos) {
+        await sql.execute(
+          "update ark_server_vtxo set vtxo = ?, state = case when state = 'unregistered' then 'spendable' else state end where vtxo_id = ?",
+          [buf(v.bytes), v.id],
+          "run",
+        );
+      }
+    });
+  }
+
+  /** The spender recorded for `id`, if it is spent. */
+  async spentBy(id: string): Promise<string | null> {
+    const rows = await this.all(this.em(), "select oor_spent_txid from ark_server_vtxo where vtxo_id = ? and state = 'spent'", [id]);
+    return rows[0]?.oor_spent_txid == null ? null : String(rows[0].oor_spent_txid);
+  }
+
+  /** Sets (or clears, with null) a ban. Returns false when the VTXO is unknown. */
+  async setBan(id: string, untilHeight: number | null): Promise<boolean> {
+    return this.write(async (sql) => (await this.affected(sql, "update ark_server_vtxo set banned_until_height = ? where vtxo_id = ?", [untilHeight, id])) === 1);
+  }
+
+  /** VTXOs with a ban still active at `tip`. */
+  async activeBans(tip: number): Promise<{ id: string; until: number }[]> {
+    const rows = await this.all(this.em(), "select vtxo_id, banned_until_height from ark_server_vtxo where banned_until_height > ?", [tip]);
+    return rows.map((r) => ({ id: String(r.vtxo_id), until: Number(r.banned_until_height) }));
+  }
+
+  // ---- transactions -------------------------------------------------------------------
+
+  async getTx(txid: string): Promise<StoredTx | undefined> {
+    const rows = await this.all(this.em(), "select * from ark_server_tx where txid = ?", [txid]);
+    const r = rows[0];
+    return r ? { txid: String(r.txid), raw: u8(r.tx), signed: Number(r.signed) === 1, isFunding: Number(r.is_funding) === 1 } : undefined;
+  }
+
+  // ---- mailbox ------------------------------------------------------------------------
+
+  /**
+   * Appends the items not yet in `mailboxId` (dedup by kind + key) under one new checkpoint.
+   * Returns the checkpoint, or null when every item was a duplicate (no entry is created).
+   */
+  async appendMailbox(mailboxId: string, kind: MailboxKind, items: readonly { key: string; payload: Uint8Array }[]): Promise<bigint | null> {
+    return this.write(async (sql) => {
+      const existing = new Set(
+        (await this.all(sql, `select item_key from ark_server_mailbox where mailbox_id = ? and kind = ? and item_key in (${items.map(() => "?").join(",")})`, [mailboxId, kind, ...items.map((i) => i.key)])).map((r) =>
+          String(r.item_key),
+        ),
+      );
+      const fresh = items.filter((i, k) => !existing.has(i.key) && items.findIndex((j) => j.key === i.key) === k);
+      if (fresh.length === 0) return null;
+      const last = await this.all(sql, "select max(checkpoint) as cp from ark_server_mailbox", []);
+      const checkpoint = BigInt(String(last[0]?.cp ?? 0)) + 1n;
+      for (const i of fresh) {
+        await sql.execute("insert into ark_server_mailbox (mailbox_id, checkpoint, kind, item_key, payload) values (?, ?, ?, ?, ?)", [mailboxId, Number(checkpoint), kind, i.key, buf(i.payload)], "run");
+      }
+      return checkpoint;
+    });
+  }
+
+  /** Rows of the first `maxEntries` entries (distinct checkpoints) after `after`, ascending. */
+  async readMailbox(mailboxId: string, after: bigint, maxEntries: number): Promise<MailboxRow[]> {
+    const cps = await this.all(this.em(), "select distinct checkpoint from ark_server_mailbox where mailbox_id = ? and checkpoint > ? order by checkpoint limit ?", [mailboxId, Number(after), maxEntries]);
+    if (cps.length === 0) return [];
+    const last = Number(cps[cps.length - 1]!.checkpoint);
+    const rows = await this.all(this.em(), "select checkpoint, kind, payload from ark_server_mailbox where mailbox_id = ? and checkpoint > ? and checkpoint <= ? order by checkpoint, id", [mailboxId, Number(after), last]);
+    return rows.map((r) => ({ checkpoint: BigInt(String(r.checkpoint)), kind: String(r.kind) as MailboxKind, payload: u8(r.payload) }));
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * VTXO queries and chain registration on the server side (flows §4.10.3, §4.10.5):
+ * `RegisterVtxoTransactions` (signed chains flip `unregistered` → `spendable`), `GetVtxo`,
+ * `GetVtxoStatus` (owner-attested spend state).
+ */
+import {
+  VtxoValidationError,
+  encodeTx,
+  encodeVtxo,
+  exitTransactions,
+  fromHex,
+  reverseBytes,
+  toHex,
+  transitionHasAllWitnesses,
+  txidHex,
+  validateVtxo,
+  verifyAttestation,
+  vtxoIdString,
+  vtxoStatusAttestation,
+  type Vtxo,
+} from "@tender/plugin-ark/protocol";
+import { txFromBytes, vtxoFromBytes, vtxoIdFromBytes, vtxoIdText } from "./request-decoding.js";
+import { BadUserInputError, NotFoundError } from "./server-errors.js";
+import type { ServerContext } from "./server-context.js";
+import type { StoredTx, VtxoSpendState } from "./server-store.js";
+
+/** Client-visible spend states (`VtxoSpendState` enum of flows §2.3). */
+export const ClientSpendState = {
+  UNSPECIFIED: 0,
+  SPENDABLE: 1,
+  SPENT: 2,
+  UNCLAIMED: 3,
+  UNREGISTERED: 4,
+  HTLC_RECV_UNCLAIMED: 5,
+} as const;
+
+const STATE_MAP: Record<VtxoSpendState, number> = {
+  spendable: ClientSpendState.SPENDABLE,
+  spent: ClientSpendState.SPENT,
+  unregistered: ClientSpendState.UNREGISTERED,
+};
+
+/** Registration and lookup of VTXOs. */
+export class VtxoRegistry {
+  constructor(private readonly ctx: ServerContext) {}
+
+  /**
+   * `RegisterVtxoTransactions`: every VTXO must be known, fully signed and valid against its
+   * stored chain anchor; one bad VTXO fails the whole batch. Duplicates are ignored.
+   */
+  async registerVtxoTransactions(list: readonly Uint8Array[]): Promise<void> {
+    if (list.length === 0) throw new BadUserInputError("no vtxos provided");
+    const unique = new Map<string, Vtxo>();
+    for (const bytes of list) {
+      const v = vtxoFromBytes(bytes);
+      unique.set(vtxoIdString(v), v);
+    }
+    const txs: StoredTx[] = [];
+    for (const [id, vtxo] of unique) {
+      if (!(await this.ctx.store.getVtxo(id))) throw new NotFoundError("vtxo not found in database", [id]);
+      if (!vtxo.genesis.every((g) => transitionHasAllWitnesses(g.transition))) throw new BadUserInputError(`vtxo ${id} is not fully signed`, undefined, [id]);
+      const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
+      const anchor = await this.ctx.store.getTx(anchorTxid);
+      if (!anchor) throw new BadUserInputError(`chain anchor tx not found: ${anchorTxid}`, undefined, [id]);
+      if (!anchor.signed) throw new BadUserInputError(`chain anchor tx ${anchorTxid} has no signed_tx`, undefined, [id]);
+      try {
+        validateVtxo(vtxo, txFromBytes(anchor.raw));
+      } catch (e) {
+        if (e instanceof VtxoValidationError) throw new BadUserInputError(`vtxo validation failed: ${e.message}`, undefined, [id]);
+        throw e;
+      }
+      for (const t of exitTransactions(vtxo)) txs.push({ txid: txidHex(t), raw: encodeTx(t), signed: true, isFunding: false });
+    }
+    await this.ctx.store.registerChains(
+      [...unique].map(([id, v]) => ({ id, bytes: encodeVtxo(v) })),
+      txs,
+    );
+    this.ctx.logger.debug(`registered ${unique.size} vtxo chain(s)`);
+  }
+
+  /** `GetVtxo`: the stored encoding. */
+  async getVtxo(idBytes: Uint8Array | undefined): Promise<Uint8Array> {
+    const id = vtxoIdText(idBytes);
+    const row = await this.ctx.store.getVtxo(id);
+    if (!row) throw new NotFoundError("vtxo not found", [id]);
+    return row.bytes;
+  }
+
+  /** `GetVtxoStatus`: owner-attested spend state. */
+  async getVtxoStatus(idBytes: Uint8Array | undefined, attestation: Uint8Array | undefined): Promise<number> {
+    const point = vtxoIdFromBytes(idBytes);
+    const id = vtxoIdText(idBytes);
+    const row = await this.ctx.store.getVtxo(id);
+    if (!row || !row.userPubkey) throw new NotFoundError("VTXO not found", [id]);
+    const msg = vtxoStatusAttestation(idBytes!);
+    const sig = attestation ?? new Uint8Array(0);
+    if (sig.length !== 64 || !verifyAttestation(sig, msg, fromHex(row.userPubkey))) throw new BadUserInputError("invalid VTXO status attestation");
+    void point;
+    return STATE_MAP[row.state];
+  }
+}
