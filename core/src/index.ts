@@ -26,6 +26,7 @@ export { RequestRejection, isJsonContentType, queryBool, u32String, satAmount } 
 export { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
 export { generateOpenApi } from "./http/openapi.js";
 export * from "./wallet/session.js";
+export { ActionEngine, type ActionDefinition, type ActionStep, type StepOutcome, type ActionStatus } from "./actions/action-engine.js";
 export * from "./daemon/files.js";
 export { InstanceLock, DatadirLockedError, LOCK_FILE } from "./daemon/instance-lock.js";
 export { TOKEN_FILE, readTokenFile, writeTokenFile, loadOrCreateToken } from "./daemon/token-file.js";

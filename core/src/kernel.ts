@@ -18,7 +18,9 @@ import type { PluginContext, TenderPlugin } from "./plugin/contract.js";
 import { orderPlugins } from "./plugin/order.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { AuthTokenToken, DaemonConfigToken, LoggerToken } from "./tokens.js";
-import { WalletSession } from "./wallet/session.js";
+import { WalletLoaded, WalletSession } from "./wallet/session.js";
+import { ActionEngine } from "./actions/action-engine.js";
+import { ActionRecord, actionMigration } from "./actions/action-record.js";
 import { TENDER_VERSION } from "./version.js";
 
 /** What the kernel needs to boot. */
@@ -52,6 +54,7 @@ export class Kernel {
   /** The plugins in load order, after {@link load}. */
   plugins: TenderPlugin[] = [];
   database!: Database;
+  actions!: ActionEngine;
 
   constructor(private readonly opts: KernelOptions) {
     this.events = new EventBus(opts.logger.child("events"));
@@ -72,6 +75,14 @@ export class Kernel {
     this.plugins = orderPlugins(this.opts.plugins);
     this.database = new Database({ entities: this.entities, migrations: this.migrations }, this.opts.logger.child("db"));
     this.container.registerInstance(Database, this.database);
+    // The kernel's own table: persisted multi-step actions, resumed whenever a wallet is loaded.
+    this.entities.push(ActionRecord);
+    this.migrations.push(actionMigration);
+    this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
+    this.container.registerInstance(ActionEngine, this.actions);
+    const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
+    this.events.on(WalletLoaded, () => { void Promise.resolve(resume()).catch(() => undefined); });
+    this.scheduler.add({ name: "kernel.actions", intervalMs: 2000, initialDelayMs: 2000, run: async () => { await resume(); } });
     for (const plugin of this.plugins) {
       const logger = this.opts.logger.child(plugin.name);
       const ctx: PluginContext = {

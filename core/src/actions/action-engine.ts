@@ -1,0 +1,134 @@
+import { randomUUID } from "node:crypto";
+import type { Database } from "../persistence/database.js";
+import type { Logger } from "../log/logger.js";
+import { ActionRecord } from "./action-record.js";
+
+/** What a step decides: go on to another step, finish, fail, or wait and run the same step again later. */
+export type StepOutcome<S> =
+  | { next: string; state: S }
+  | { done: true; state: S }
+  | { failed: string; state: S }
+  | { waitMs: number; state?: S };
+
+/** One step. It may be re-run after a crash, so its side effects must be idempotent. */
+export type ActionStep<S> = (state: S, ctx: { id: string; signal?: AbortSignal }) => Promise<StepOutcome<S>>;
+
+/** A kind of multi-step action (e.g. `ark.board`, `ark.arkoor-send`). */
+export interface ActionDefinition<S> {
+  kind: string;
+  firstStep: string;
+  steps: Record<string, ActionStep<S>>;
+  /** Called once when the action ends (done or failed), after the end was persisted. */
+  onEnd?: (id: string, outcome: "done" | "failed", state: S, error?: string) => Promise<void> | void;
+}
+
+/** A snapshot of an action, for callers and tests. */
+export interface ActionStatus<S = unknown> {
+  id: string;
+  kind: string;
+  step: string;
+  state: S;
+  error?: string;
+}
+
+/**
+ * Drives persisted, resumable multi-step actions. The rule that makes them crash-safe: the
+ * action row (next step + state) is written BEFORE the step that talks to the outside runs, and
+ * every step's result is written before the next step starts. After a restart, `resumeAll`
+ * re-runs each unfinished action from its last saved step.
+ */
+export class ActionEngine {
+  private readonly defs = new Map<string, ActionDefinition<any>>();
+  private readonly running = new Map<string, Promise<ActionStatus>>();
+
+  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+
+  define<S>(def: ActionDefinition<S>): void {
+    if (this.defs.has(def.kind)) throw new Error(`action kind ${def.kind} is already defined`);
+    this.defs.set(def.kind, def);
+  }
+
+  /** Persists a new action, then drives it until it ends or waits. Returns its status then. */
+  async start<S>(kind: string, state: S, id: string = randomUUID()): Promise<ActionStatus<S>> {
+    const def = this.def(kind);
+    const em = this.db.em();
+    const existing = await em.findOne(ActionRecord, { id });
+    if (!existing) {
+      em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
+      await em.flush();
+    }
+    return (await this.drive(id)) as ActionStatus<S>;
+  }
+
+  /** Runs an action's steps from its saved step until it ends or waits. Concurrent calls share one run. */
+  drive(id: string): Promise<ActionStatus> {
+    const current = this.running.get(id);
+    if (current) return current;
+    const run = this.runSteps(id).finally(() => this.running.delete(id));
+    this.running.set(id, run);
+    return run;
+  }
+
+  /** Drives every unfinished action whose wait is over (at wallet load, and periodically). */
+  async resumeAll(): Promise<void> {
+    const rows = await this.db.em().find(ActionRecord, { step: { $nin: ["done", "failed"] }, notBefore: { $lte: BigInt(this.now()) } });
+    for (const r of rows) {
+      await this.drive(r.id).catch((e: unknown) => this.logger.warn(`action ${r.kind} ${r.id}: ${e instanceof Error ? e.message : String(e)}`));
+    }
+  }
+
+  async status<S>(id: string): Promise<ActionStatus<S> | undefined> {
+    const r = await this.db.em().findOne(ActionRecord, { id });
+    return r ? toStatus<S>(r) : undefined;
+  }
+
+  /** Unfinished actions of a kind (e.g. pending boards). */
+  async unfinished<S>(kind: string): Promise<ActionStatus<S>[]> {
+    const rows = await this.db.em().find(ActionRecord, { kind, step: { $nin: ["done", "failed"] } }, { orderBy: { updatedAt: "asc" } });
+    return rows.map((r) => toStatus<S>(r));
+  }
+
+  private def(kind: string): ActionDefinition<any> {
+    const d = this.defs.get(kind);
+    if (!d) throw new Error(`unknown action kind ${kind}`);
+    return d;
+  }
+
+  private async runSteps(id: string): Promise<ActionStatus> {
+    for (let guard = 0; guard < 1000; guard++) {
+      const em = this.db.em();
+      const r = await em.findOne(ActionRecord, { id });
+      if (!r) throw new Error(`unknown action ${id}`);
+      if (r.step === "done" || r.step === "failed") return toStatus(r);
+      const def = this.def(r.kind);
+      const step = def.steps[r.step];
+      if (!step) throw new Error(`action ${r.kind} has no step ${r.step}`);
+      const outcome = await step(JSON.parse(r.state), { id });
+      r.updatedAt = BigInt(this.now());
+      if ("waitMs" in outcome) {
+        if (outcome.state !== undefined) r.state = JSON.stringify(outcome.state);
+        r.notBefore = BigInt(this.now() + outcome.waitMs);
+        await em.flush();
+        return toStatus(r);
+      }
+      r.state = JSON.stringify(outcome.state);
+      r.notBefore = 0n;
+      if ("next" in outcome) {
+        r.step = outcome.next;
+        await em.flush();
+        continue;
+      }
+      const end = "done" in outcome ? "done" : "failed";
+      r.step = end;
+      r.error = "failed" in outcome ? outcome.failed : null;
+      await em.flush();
+      await def.onEnd?.(id, end, outcome.state, r.error ?? undefined);
+      return toStatus(r);
+    }
+    throw new Error(`action ${id} did not settle after 1000 steps`);
+  }
+}
+
+function toStatus<S>(r: ActionRecord): ActionStatus<S> {
+  return { id: r.id, kind: r.kind, step: r.step, state: JSON.parse(r.state) as S, ...(r.error ? { error: r.error } : {}) };
+}

@@ -1,0 +1,39 @@
+import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
+import { defineMigration } from "../persistence/migration.js";
+
+/** One persisted multi-step action: its kind, the step to run next and its state (JSON). */
+@Entity({ tableName: "kernel_action" })
+export class ActionRecord {
+  @PrimaryKey({ type: "string" })
+  id!: string;
+
+  @Property({ type: "string" })
+  kind!: string;
+
+  /** Name of the next step to run, or `done` / `failed`. */
+  @Property({ type: "string" })
+  step!: string;
+
+  @Property({ type: "text" })
+  state!: string;
+
+  /** Why the action failed, when `step` is `failed`. */
+  @Property({ type: "text", nullable: true })
+  error?: string | null;
+
+  /** Epoch ms before which a waiting action is not driven again. */
+  @Property({ type: "bigint", fieldName: "not_before" })
+  notBefore!: bigint;
+
+  @Property({ type: "bigint", fieldName: "updated_at" })
+  updatedAt!: bigint;
+}
+
+/** The kernel's own table of actions. */
+export const actionMigration = defineMigration({
+  name: "kernel_0001_actions",
+  up: () => [
+    "create table kernel_action (id varchar(64) not null primary key, kind varchar(64) not null, step varchar(64) not null, state text not null, error text null, not_before bigint not null, updated_at bigint not null)",
+    "create index kernel_action_step on kernel_action (step)",
+  ],
+});

@@ -1,0 +1,99 @@
+import { expect } from "chai";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ActionEngine, Database, silentLogger, type ActionDefinition } from "../src/index.js";
+import { ActionRecord, actionMigration } from "../src/actions/action-record.js";
+
+interface PayState { amount: number; txid?: string; broadcasts: number }
+
+describe("action engine (crash-safe multi-step actions)", () => {
+  const dir = mkdtempSync(join(tmpdir(), "tender-actions-"));
+  const location = { dialect: "sqlite" as const, path: join(dir, "db.sqlite") };
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const open = async () => {
+    const db = new Database({ entities: [ActionRecord], migrations: [actionMigration] }, silentLogger);
+    await db.open(location);
+    return db;
+  };
+
+  /** sign → broadcast → confirm, where `crashIn` throws inside a step like a crash would stop it. */
+  function payDefinition(log: string[], crashIn?: string, ended?: string[]): ActionDefinition<PayState> {
+    return {
+      kind: "test.pay",
+      firstStep: "sign",
+      steps: {
+        sign: async (s) => { log.push("sign"); if (crashIn === "sign") throw new Error("crash"); return { next: "broadcast", state: { ...s, txid: "ab".repeat(32) } }; },
+        broadcast: async (s) => { log.push("broadcast"); if (crashIn === "broadcast") throw new Error("crash"); return { next: "confirm", state: { ...s, broadcasts: s.broadcasts + 1 } }; },
+        confirm: async (s) => { log.push("confirm"); return s.broadcasts > 0 ? { done: true, state: s } : { failed: "never broadcast", state: s }; },
+      },
+      onEnd: (id, outcome) => { ended?.push(`${id}:${outcome}`); },
+    };
+  }
+
+  it("runs the steps in order, persisting the state between them", async () => {
+    const db = await open();
+    const log: string[] = [];
+    const ended: string[] = [];
+    const engine = new ActionEngine(db, silentLogger);
+    engine.define(payDefinition(log, undefined, ended));
+    const st = await engine.start("test.pay", { amount: 5, broadcasts: 0 }, "a1");
+    expect(log).to.deep.equal(["sign", "broadcast", "confirm"]);
+    expect(st).to.deep.include({ step: "done", state: { amount: 5, txid: "ab".repeat(32), broadcasts: 1 } });
+    expect(ended).to.deep.equal(["a1:done"]);
+    await db.close();
+  });
+
+  it("resumes an interrupted action after a restart from its last saved step, never re-running finished steps", async () => {
+    let db = await open();
+    const log: string[] = [];
+    let engine = new ActionEngine(db, silentLogger);
+    engine.define(payDefinition(log, "broadcast"));
+    let err: unknown;
+    await engine.start("test.pay", { amount: 7, broadcasts: 0 }, "a2").catch((e: unknown) => { err = e; });
+    expect(String(err)).to.contain("crash");
+    expect((await engine.status("a2"))!.step).to.equal("broadcast");
+    await db.close();
+
+    db = await open(); // "restart"
+    engine = new ActionEngine(db, silentLogger);
+    const log2: string[] = [];
+    engine.define(payDefinition(log2));
+    await engine.resumeAll();
+    expect(log2).to.deep.equal(["broadcast", "confirm"]);
+    expect((await engine.status<PayState>("a2"))!).to.deep.include({ step: "done", state: { amount: 7, txid: "ab".repeat(32), broadcasts: 1 } });
+    await db.close();
+  });
+
+  it("parks a waiting step until its time and shares one run between concurrent drivers", async () => {
+    const db = await open();
+    let clock = 1000;
+    let polls = 0;
+    const engine = new ActionEngine(db, silentLogger, () => clock);
+    engine.define<{ n: number }>({
+      kind: "test.wait", firstStep: "poll",
+      steps: { poll: async (s) => { polls++; return polls < 2 ? { waitMs: 500, state: { n: s.n + 1 } } : { done: true, state: s }; } },
+    });
+    const first = await engine.start("test.wait", { n: 0 }, "w1");
+    expect(first.step).to.equal("poll");
+    expect(polls).to.equal(1);
+    await engine.resumeAll(); // too early: not driven
+    expect(polls).to.equal(1);
+    clock += 600;
+    const [a, b] = await Promise.all([engine.drive("w1"), engine.drive("w1")]);
+    expect(a).to.deep.equal(b);
+    expect(polls).to.equal(2);
+    expect((await engine.status("w1"))!).to.deep.include({ step: "done", state: { n: 1 } });
+    expect(await engine.unfinished("test.wait")).to.deep.equal([]);
+    await db.close();
+  });
+
+  it("records a failure with its reason", async () => {
+    const db = await open();
+    const engine = new ActionEngine(db, silentLogger);
+    engine.define<{ ok: boolean }>({ kind: "test.fail", firstStep: "go", steps: { go: async (s) => ({ failed: "server refused", state: s }) } });
+    expect(await engine.start("test.fail", { ok: false }, "f1")).to.deep.include({ step: "failed", error: "server refused" });
+    await db.close();
+  });
+});
