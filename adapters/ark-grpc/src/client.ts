@@ -19,7 +19,7 @@ import { MailboxServiceService, type MailboxMessage, MailboxRequest } from "./ge
 import { Empty } from "./gen/core.js";
 import { checkPinnedKeys, type NetworkName, type PinnedServerKeys, validateArkInfo } from "./ark-info.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
-import { ArkClientClosedError, ArkClientError, ArkServerCancelledError, ArkServerError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
+import { ArkClientClosedError, ArkClientError, ArkServerCancelledError, ArkServerError, ArkServerInternalError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
 import { toArkServerError } from "./error-mapping.js";
 import { callMetadata, CLIENT_PROTOCOL_VERSIONS, isValidUserAgent, negotiateProtocolVersion, type VersionRange } from "./metadata.js";
 import type { ArkService, MailboxService, MethodDef, RequestOf, ResponseOf, StreamMethod, UnaryMethod } from "./service-types.js";
@@ -254,12 +254,14 @@ export class ArkServerClient {
       open: async (checkpoint) =>
         this.openStream("mailbox", "subscribeMailbox", MailboxRequest.create({ mailboxId: opts.mailboxId, authorization: await opts.authorization(), checkpoint })),
       onDrop: (err, waitMs) => {
-        this.noteStreamFailure(err);
+        this.noteStreamFailure("mailbox", err, waitMs);
         opts.onDrop?.(err, waitMs);
       },
     });
     void sub.done.then((end) => {
-      if (end.reason === "gave-up") this.markDisconnected(end.lastError, false);
+      if (end.reason !== "gave-up") return;
+      this.opts.logger?.warn(`mailbox subscription gave up after repeated reconnects without a message: ${errorText(end.lastError)}`);
+      this.markDisconnected(end.lastError, false);
     });
     return sub;
   }
@@ -271,7 +273,7 @@ export class ArkServerClient {
       ...opts,
       open: () => this.openStream("ark", "subscribeRounds", Empty.create()),
       onDrop: (err, waitMs) => {
-        this.noteStreamFailure(err);
+        this.noteStreamFailure("round event", err, waitMs);
         opts.onDrop?.(err, waitMs);
       },
     });
@@ -346,8 +348,12 @@ export class ArkServerClient {
     return this.channel;
   }
 
-  private noteStreamFailure(err: unknown): void {
+  private noteStreamFailure(stream: string, err: unknown, waitMs: number): void {
     if (isTransportFailure(err)) this.markDisconnected(err, true);
+    const quiet = err === undefined || (err instanceof ArkServerInternalError && err.isStreamReset);
+    const text = `${stream} stream ${err === undefined ? "ended" : `dropped: ${errorText(err)}`}; resubscribing in ${waitMs} ms`;
+    if (quiet) this.opts.logger?.debug(text);
+    else this.opts.logger?.warn(text);
   }
 
   /** Forgets the session; with `dropChannel`, also closes the channel so the next call reconnects afresh. */

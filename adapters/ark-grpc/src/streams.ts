@@ -20,6 +20,8 @@ export type SubscriptionEnd = { readonly reason: "stopped" } | { readonly reason
 export interface ResumableSubscriptionOptions<T> {
   /** Opens a fresh stream (called for the first subscription and every resubscription). */
   readonly open: () => Promise<ClientReadableStream<T>>;
+  /** gRPC method path, named in stream errors. */
+  readonly method?: string | undefined;
   /**
    * Processes one item. Resolving `false` or throwing means "not processed": the stream is
    * dropped and reopened after back-off, so the item is delivered again.
@@ -87,7 +89,7 @@ export class ResumableSubscription<T> {
           backoff.reset();
         }
       } catch (e) {
-        failure = e instanceof NotProcessed || e instanceof ArkServerError ? e : e instanceof Error && "code" in e ? toArkServerError(e, "stream") : e instanceof Error ? e : new Error(String(e));
+        failure = e instanceof NotProcessed || e instanceof ArkServerError ? e : e instanceof Error && "code" in e ? toArkServerError(e, this.opts.method ?? "stream") : e instanceof Error ? e : new Error(String(e));
       } finally {
         this.current?.cancel();
         this.current = undefined;
@@ -136,6 +138,7 @@ export class MailboxSubscription {
     this.cursor = opts.checkpoint;
     this.inner = new ResumableSubscription<MailboxMessage>({
       open: () => opts.open(this.cursor),
+      method: "/mailbox_server.MailboxService/SubscribeMailbox",
       handle: async (msg) => {
         if (msg.checkpoint <= this.cursor) return true; // replayed after a resubscription: already processed
         const ok = await opts.onMessage(msg);
@@ -191,6 +194,7 @@ export class RoundSubscription {
   constructor(opts: RoundSubscriptionOptions) {
     this.inner = new ResumableSubscription<RoundEvent>({
       open: opts.open,
+      method: "/bark_server.ArkService/SubscribeRounds",
       handle: async (ev) => {
         const key = roundEventKey(ev);
         if (key !== undefined && key === this.last) return true;

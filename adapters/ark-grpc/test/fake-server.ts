@@ -79,11 +79,13 @@ export class FakeArkServer {
   readonly calls: RecordedCall[] = [];
   private server: grpc.Server | undefined;
   port = 0;
+  /** Serve TLS with this key pair instead of plaintext. */
+  tls: { cert: Buffer; key: Buffer } | undefined;
 
   constructor(public handlers: FakeHandlers = {}) {}
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return this.tls ? `https://localhost:${this.port}` : `http://127.0.0.1:${this.port}`;
   }
 
   /** Calls recorded for one method name (e.g. `Handshake`). */
@@ -101,10 +103,14 @@ export class FakeArkServer {
     server.addService(ArkServiceService, this.recording(ArkServiceService, ark));
     server.addService(MailboxServiceService, this.recording(MailboxServiceService, this.handlers.mailbox ?? {}));
     this.port = await new Promise<number>((resolve, reject) =>
-      server.bindAsync(`127.0.0.1:${this.port}`, grpc.ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port))),
+      server.bindAsync(`127.0.0.1:${this.port}`, this.credentials(), (err, port) => (err ? reject(err) : resolve(port))),
     );
     this.server = server;
     return this;
+  }
+
+  private credentials(): grpc.ServerCredentials {
+    return this.tls ? grpc.ServerCredentials.createSsl(null, [{ cert_chain: this.tls.cert, private_key: this.tls.key }]) : grpc.ServerCredentials.createInsecure();
   }
 
   /** Kills the server and every open call at once. */
