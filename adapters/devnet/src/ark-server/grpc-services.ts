@@ -1,0 +1,209 @@
+/**
+ * The server's gRPC services on the generated definitions of `@tender/ark-grpc`: message ↔
+ * domain conversion only; every rule lives in {@link ArkServer}.
+ *
+ * | Service | Implemented | Answered UNIMPLEMENTED / UNAVAILABLE |
+ * |---|---|---|
+ * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, NextRoundTime, LastRoundEvent (NOT_FOUND) | rounds, offboards, Lightning |
+ * | `mailbox_server.MailboxService` | all four | — |
+ * | `grpc.health.v1.Health` | Check (SERVING) | Watch |
+ * | admin: `WalletAdminService`, `BanAdminService` | all | — |
+ * | admin: `RoundAdminService`, `SweepAdminService`, `LightningAdminService` | — | UNAVAILABLE (no rounds, watchman or Lightning node) |
+ */
+import type { Logger } from "@tender/core";
+import {
+  ArkServiceService,
+  BanAdminServiceService,
+  HealthCheckResponse_ServingStatus,
+  HealthService,
+  LightningAdminServiceService,
+  MailboxServiceService,
+  RoundAdminServiceService,
+  SweepAdminServiceService,
+  WalletAdminServiceService,
+  type ArkInfo as ArkInfoMessage,
+  type ArkoorPackageCosignRequest,
+  type BanVtxoRequest,
+  type BoardCosignRequest,
+  type BoardVtxoRequest,
+  type FeeSchedule as FeeScheduleMessage,
+  type GetVtxoRequest,
+  type GetVtxoStatusRequest,
+  type HandshakeRequest,
+  type MailboxMessage,
+  type MailboxRequest,
+  type PostArkoorMessageRequest,
+  type PostRecoveryVtxoIdsRequest,
+  type RegisterVtxoTransactionsRequest,
+  type UnbanVtxoRequest,
+} from "@tender/ark-grpc";
+import { encodeOutPoint, parseOutPoint, type FeeSchedule, type PpmExpiryEntry } from "@tender/plugin-ark/protocol";
+import type { ArkServer } from "./ark-server.js";
+import type { MailboxMessageData } from "./mailbox-service.js";
+import type { ArkInfo } from "./server-config.js";
+import { NotFoundError, UnavailableError } from "./server-errors.js";
+import { readPver, serverStream, serviceImpl, unary } from "./grpc-calls.js";
+import type { UntypedServiceImplementation } from "@grpc/grpc-js";
+
+/** A service definition with its implementation, ready for `server.addService`. */
+export interface ServiceBinding {
+  readonly definition: typeof ArkServiceService | Record<string, never> | object;
+  readonly impl: UntypedServiceImplementation;
+}
+
+const table = (t: readonly PpmExpiryEntry[]) => t.map((e) => ({ expiryBlocksThreshold: e.expiryBlocksThreshold, ppm: e.ppm }));
+
+/** Domain fee schedule → `FeeSchedule` message. */
+export function feeScheduleMessage(f: FeeSchedule): FeeScheduleMessage {
+  return {
+    board: { minFeeSat: f.board.minFeeSat, baseFeeSat: f.board.baseFeeSat, ppm: f.board.ppm },
+    offboard: { baseFeeSat: f.offboard.baseFeeSat, fixedAdditionalVb: f.offboard.fixedAdditionalVb, ppmExpiryTable: table(f.offboard.ppmExpiryTable) },
+    refresh: { baseFeeSat: f.refresh.baseFeeSat, ppmExpiryTable: table(f.refresh.ppmExpiryTable) },
+    lightningReceive: { baseFeeSat: f.lightningReceive.baseFeeSat, ppm: f.lightningReceive.ppm },
+    lightningSend: { minFeeSat: f.lightningSend.minFeeSat, baseFeeSat: f.lightningSend.baseFeeSat, ppmExpiryTable: table(f.lightningSend.ppmExpiryTable) },
+  };
+}
+
+/** Domain `ArkInfo` → message. */
+export function arkInfoMessage(i: ArkInfo): ArkInfoMessage {
+  return {
+    network: i.network,
+    serverPubkey: i.serverPubkey,
+    roundIntervalSecs: i.roundIntervalSecs,
+    nbRoundNonces: i.nbRoundNonces,
+    vtxoExitDelta: i.vtxoExitDelta,
+    vtxoExpiryDelta: i.vtxoExpiryDelta,
+    htlcSendExpiryDelta: i.htlcSendExpiryDelta,
+    htlcExpiryDelta: i.htlcExpiryDelta,
+    maxVtxoAmount: i.maxVtxoAmount,
+    requiredBoardConfirmations: i.requiredBoardConfirmations,
+    maxUserInvoiceCltvDelta: i.maxUserInvoiceCltvDelta,
+    minBoardAmount: i.minBoardAmount,
+    offboardFeerateSatVkb: i.offboardFeerateSatVkb,
+    lnReceiveAntiDosRequired: i.lnReceiveAntiDosRequired,
+    mailboxPubkey: i.mailboxPubkey,
+    fees: feeScheduleMessage(i.fees),
+    maxVtxoExitDepth: i.maxVtxoExitDepth,
+    maxOffboardInputs: i.maxOffboardInputs,
+    vtxoLifetime: i.vtxoLifetime,
+    tosLink: i.tosLink,
+  };
+}
+
+/** Domain mailbox message → `MailboxMessage`. */
+export function mailboxMessage(m: MailboxMessageData): MailboxMessage {
+  return m.kind === "arkoor"
+    ? { checkpoint: m.checkpoint, message: { $case: "arkoor", value: { vtxos: m.vtxos } } }
+    : { checkpoint: m.checkpoint, message: { $case: "recoveryVtxoIds", value: { vtxoIds: m.vtxoIds } } };
+}
+
+const empty = {};
+
+/** The public services (ArkService, MailboxService, Health). */
+export function publicServices(server: ArkServer, logger: Logger, shutdown: AbortSignal): ServiceBinding[] {
+  const ark = {
+    handshake: unary("Handshake", logger, (req: HandshakeRequest) => {
+      const hs = server.handshake(req.barkVersion);
+      return { minProtocolVersion: BigInt(hs.minProtocolVersion), maxProtocolVersion: BigInt(hs.maxProtocolVersion), psa: hs.psa };
+    }),
+    getArkInfo: unary("GetArkInfo", logger, () => arkInfoMessage(server.arkInfo())),
+    getOffboardFeeRate: unary("GetOffboardFeeRate", logger, () => ({ satVkb: server.offboardFeeRateSatVkb() })),
+    getVtxo: unary("GetVtxo", logger, async (req: GetVtxoRequest) => ({ vtxo: await server.getVtxo(req.vtxoId) })),
+    getVtxoStatus: unary("GetVtxoStatus", logger, async (req: GetVtxoStatusRequest) => ({ spendState: await server.getVtxoStatus(req.vtxoId, req.attestation) })),
+    requestBoardCosign: unary("RequestBoardCosign", logger, (req: BoardCosignRequest, ctx) => server.requestBoardCosign(req, readPver(ctx.metadata))),
+    registerBoardVtxo: unary("RegisterBoardVtxo", logger, async (req: BoardVtxoRequest) => {
+      await server.registerBoardVtxo(req.boardVtxo);
+      return empty;
+    }),
+    registerVtxoTransactions: unary("RegisterVtxoTransactions", logger, async (req: RegisterVtxoTransactionsRequest) => {
+      await server.registerVtxoTransactions(req.vtxos);
+      return empty;
+    }),
+    registerVtxos: unary("RegisterVtxos", logger, async (req: RegisterVtxoTransactionsRequest) => {
+      await server.registerVtxoTransactions(req.vtxos);
+      return empty;
+    }),
+    requestArkoorCosign: unary("RequestArkoorCosign", logger, async (req: ArkoorPackageCosignRequest) => ({
+      parts: await server.requestArkoorCosign(
+        req.parts.map((p) => ({
+          inputVtxoId: p.inputVtxoId,
+          outputs: p.outputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
+          isolatedOutputs: p.isolatedOutputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
+          userPubNonces: p.userPubNonces,
+          useCheckpoint: p.useCheckpoint,
+          attestation: p.attestation,
+        })),
+      ),
+    })),
+    nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(Math.floor(Date.now() / 1000) + server.config.roundIntervalSecs) })),
+    lastRoundEvent: unary("LastRoundEvent", logger, () => {
+      throw new NotFoundError("no round event yet");
+    }),
+  };
+  const mailbox = {
+    postArkoorMessage: unary("PostArkoorMessage", logger, async (req: PostArkoorMessageRequest) => {
+      await server.postArkoorMessage(req.blindedId, req.vtxos);
+      return empty;
+    }),
+    readMailbox: unary("ReadMailbox", logger, async (req: MailboxRequest) => {
+      const page = await server.readMailbox(req.mailboxId, req.authorization, req.checkpoint);
+      return { messages: page.messages.map(mailboxMessage), haveMore: page.haveMore };
+    }),
+    subscribeMailbox: serverStream("SubscribeMailbox", logger, shutdown, async function* (req: MailboxRequest, ctx) {
+      for await (const m of server.subscribeMailbox(req.mailboxId, req.authorization, req.checkpoint, ctx.signal)) yield mailboxMessage(m);
+    }),
+    postRecoveryVtxoIds: unary("PostRecoveryVtxoIds", logger, async (req: PostRecoveryVtxoIdsRequest) => {
+      await server.postRecoveryVtxoIds(req.mailboxId, req.vtxoIds, req.authorization);
+      return empty;
+    }),
+  };
+  const health = {
+    check: unary("Health/Check", logger, () => ({ status: HealthCheckResponse_ServingStatus.SERVING })),
+  };
+  return [
+    { definition: ArkServiceService, impl: serviceImpl(ArkServiceService, ark, logger, shutdown) },
+    { definition: MailboxServiceService, impl: serviceImpl(MailboxServiceService, mailbox, logger, shutdown) },
+    { definition: HealthService, impl: serviceImpl(HealthService, health, logger, shutdown) },
+  ];
+}
+
+/** The admin services (loopback only, unauthenticated, as captaind's admin port). */
+export function adminServices(server: ArkServer, logger: Logger, shutdown: AbortSignal): ServiceBinding[] {
+  const unavailable = (what: string) => () => {
+    throw new UnavailableError(what);
+  };
+  const wallet = {
+    walletStatus: unary("WalletStatus", logger, () => ({ rounds: server.walletStatus() })),
+  };
+  const ban = {
+    banVtxo: unary("BanVtxo", logger, async (req: BanVtxoRequest) => {
+      await server.banVtxo(req.vtxoId, req.banBlocks);
+      return empty;
+    }),
+    unbanVtxo: unary("UnbanVtxo", logger, async (req: UnbanVtxoRequest) => {
+      await server.unbanVtxo(req.vtxoId);
+      return empty;
+    }),
+    listBannedVtxos: unary("ListBannedVtxos", logger, async () => ({
+      bannedVtxos: (await server.listBannedVtxos()).map((b) => ({ vtxoId: encodeOutPoint(parseOutPoint(b.id)), bannedUntilHeight: b.until })),
+    })),
+  };
+  return [
+    { definition: WalletAdminServiceService, impl: serviceImpl(WalletAdminServiceService, wallet, logger, shutdown) },
+    { definition: BanAdminServiceService, impl: serviceImpl(BanAdminServiceService, ban, logger, shutdown) },
+    { definition: RoundAdminServiceService, impl: serviceImpl(RoundAdminServiceService, { triggerRound: unary("TriggerRound", logger, unavailable("rounds are not supported by the tender reference server")) }, logger, shutdown) },
+    { definition: SweepAdminServiceService, impl: serviceImpl(SweepAdminServiceService, { triggerSweep: unary("TriggerSweep", logger, unavailable("watchman not enabled")) }, logger, shutdown) },
+    {
+      definition: LightningAdminServiceService,
+      impl: serviceImpl(
+        LightningAdminServiceService,
+        {
+          startLightningNode: unary("StartLightningNode", logger, unavailable("no Lightning node configured")),
+          stopLightningNode: unary("StopLightningNode", logger, unavailable("no Lightning node configured")),
+        },
+        logger,
+        shutdown,
+      ),
+    },
+  ];
+}

@@ -1,0 +1,13 @@
+/**
+ * The reference Ark server of the devnet (flows spec §7): domain object, gRPC wiring and
+ * start-up. See the "Ark server" section of the package README.
+ */
+export { ArkServer, type ArkServerOptions, type Handshake } from "./ark-server.js";
+export { startArkServer, type StartArkServerOptions, type RunningArkServer } from "./start-ark-server.js";
+export { serverConfig, defaultServerConfig, testServerConfig, testFeeSchedule, SERVER_MIN_PROTOCOL_VERSION, SERVER_MAX_PROTOCOL_VERSION, ServerConfigError, type ArkServerConfig, type ArkServerProfile, type ArkInfo } from "./server-config.js";
+export * from "./server-errors.js";
+export { deriveServerKeys, type ServerKeys } from "./server-keys.js";
+export type { ServerChain } from "./server-context.js";
+export type { WalletStatus } from "./server-wallet.js";
+export type { MailboxMessageData, MailboxPage } from "./mailbox-service.js";
+export { ClientSpendState } from "./vtxo-registry.js";
