@@ -12,7 +12,7 @@
  * | liveness | `connected` flag, `heartbeat()` (re-handshake), `startHeartbeat()`, `connectWithBackoff()` |
  * | streams | `subscribeMailbox` / `subscribeRounds` resume from their checkpoint after a drop |
  */
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { TENDER_VERSION } from "@tender/core";
 import { ArkServiceService, type ArkInfo, HandshakeRequest } from "./gen/bark_server.js";
 import { MailboxServiceService, type MailboxMessage, MailboxRequest } from "./gen/mailbox_server.js";
@@ -20,8 +20,8 @@ import { Empty } from "./gen/core.js";
 import { checkPinnedKeys, type NetworkName, type PinnedServerKeys, validateArkInfo } from "./ark-info.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
 import { ArkClientClosedError, ArkClientError, ArkServerCancelledError, ArkServerError, ArkServerInternalError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
-import { toArkServerError } from "./error-mapping.js";
-import { callMetadata, CLIENT_PROTOCOL_VERSIONS, isValidUserAgent, negotiateProtocolVersion, type VersionRange } from "./metadata.js";
+import { ServerChannel } from "./channel.js";
+import { CLIENT_PROTOCOL_VERSIONS, isValidUserAgent, negotiateProtocolVersion, type VersionRange } from "./metadata.js";
 import type { ArkService, MailboxService, MethodDef, RequestOf, ResponseOf, StreamMethod, UnaryMethod } from "./service-types.js";
 import { MailboxSubscription, RoundSubscription, type MailboxSubscriptionOptions, type RoundSubscriptionOptions } from "./streams.js";
 import { parseServerUrl, type ServerTarget } from "./url.js";
@@ -82,34 +82,23 @@ export interface ServerSession {
   readonly arkInfo: ArkInfo;
 }
 
-/** Default channel options: 64 MiB responses, HTTP/2 keep-alive every 20 s (dead after 60 s), also idle. */
-export const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
-  "grpc.max_receive_message_length": 64 * 1024 * 1024,
-  "grpc.keepalive_time_ms": 20_000,
-  "grpc.keepalive_timeout_ms": 60_000,
-  "grpc.keepalive_permit_without_calls": 1,
-  "grpc.initial_reconnect_backoff_ms": 1_000,
-  "grpc.max_reconnect_backoff_ms": 30_000,
-};
-
 const DEFAULT_UNARY_DEADLINE_MS = 10 * 60_000;
 const DEFAULT_STREAM_DEADLINE_MS = 60 * 60_000;
 
 /** The wallet's Ark server client. See the module table above. */
 export class ArkServerClient {
   private readonly target: ServerTarget;
-  private readonly userAgent: string;
-  private channel: grpc.Client | undefined;
+  private readonly channel: ServerChannel;
   private session: ServerSession | undefined;
   private connecting: Promise<ServerSession> | undefined;
   private pinned: PinnedServerKeys | undefined;
-  private closed = false;
   private lastFailure: unknown;
 
   constructor(private readonly opts: ArkServerClientOptions) {
     this.target = parseServerUrl(opts.url);
-    this.userAgent = opts.userAgent ?? `tender/${TENDER_VERSION}`;
-    if (!isValidUserAgent(this.userAgent)) throw new ArkServerUrlError(opts.url, `invalid user agent ${JSON.stringify(this.userAgent)} (expected <name>/<version>)`);
+    const userAgent = opts.userAgent ?? `tender/${TENDER_VERSION}`;
+    if (!isValidUserAgent(userAgent)) throw new ArkServerUrlError(opts.url, `invalid user agent ${JSON.stringify(userAgent)} (expected <name>/<version>)`);
+    this.channel = new ServerChannel({ target: this.target, userAgent, channelOptions: opts.channelOptions, rootCerts: opts.rootCerts });
     this.pinned = opts.pinnedKeys;
   }
 
@@ -138,8 +127,20 @@ export class ArkServerClient {
    * Concurrent callers share one attempt. Throws the typed failure and leaves `connected` false.
    */
   connect(): Promise<ServerSession> {
-    if (this.closed) return Promise.reject(new ArkClientClosedError());
+    if (this.channel.isClosed) return Promise.reject(new ArkClientClosedError());
     if (this.session) return Promise.resolve(this.session);
+    this.connecting ??= this.establish().finally(() => {
+      this.connecting = undefined;
+    });
+    return this.connecting;
+  }
+
+  /**
+   * Re-runs handshake, `GetArkInfo`, its checks and the pin comparison now (for example to pick
+   * up a new fee schedule), replacing the session on success. On failure the client is disconnected.
+   */
+  refresh(): Promise<ServerSession> {
+    if (this.channel.isClosed) return Promise.reject(new ArkClientClosedError());
     this.connecting ??= this.establish().finally(() => {
       this.connecting = undefined;
     });
@@ -171,14 +172,14 @@ export class ArkServerClient {
    * full connect when not. Never throws; returns the resulting `connected` state.
    */
   async heartbeat(): Promise<boolean> {
-    if (this.closed) return false;
+    if (this.channel.isClosed) return false;
     try {
       if (!this.session) {
         await this.connect();
         return true;
       }
       const session = this.session;
-      const res = await this.rawUnary(ArkServiceService.handshake, HandshakeRequest.create({ barkVersion: this.clientVersion() }), session.protocolVersion, this.opts.heartbeatDeadlineMs ?? 10_000);
+      const res = await this.channel.unary(ArkServiceService.handshake, HandshakeRequest.create({ barkVersion: this.clientVersion() }), session.protocolVersion, this.opts.heartbeatDeadlineMs ?? 10_000);
       const server = { min: Number(res.minProtocolVersion), max: Number(res.maxProtocolVersion) };
       if (session.protocolVersion < server.min || session.protocolVersion > server.max) negotiateProtocolVersion(this.clientVersions(), server);
       return true;
@@ -234,11 +235,7 @@ export class ArkServerClient {
   async openStream(service: "ark" | "mailbox", method: string, request: unknown, opts?: CallOptions): Promise<grpc.ClientReadableStream<unknown>> {
     const def = (service === "ark" ? ArkServiceService : MailboxServiceService)[method as never] as MethodDef<unknown, unknown>;
     const session = await this.connect();
-    const channel = this.requireChannel();
-    const stream = channel.makeServerStreamRequest(def.path, def.requestSerialize, def.responseDeserialize, request, this.metadata(session.protocolVersion), {
-      deadline: Date.now() + (opts?.deadlineMs ?? this.opts.streamDeadlineMs ?? DEFAULT_STREAM_DEADLINE_MS),
-    });
-    return stream;
+    return this.channel.serverStream(def, request, session.protocolVersion, opts?.deadlineMs ?? this.opts.streamDeadlineMs ?? DEFAULT_STREAM_DEADLINE_MS);
   }
 
   /**
@@ -281,19 +278,19 @@ export class ArkServerClient {
 
   /** Closes the channel; later calls fail with {@link ArkClientClosedError}. */
   close(): void {
-    this.closed = true;
-    this.dropChannel();
+    this.session = undefined;
+    this.channel.close();
   }
 
   // ---- internals ----
 
   private async establish(): Promise<ServerSession> {
     try {
-      const hs = await this.rawUnary(ArkServiceService.handshake, HandshakeRequest.create({ barkVersion: this.clientVersion() }), undefined, this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
+      const hs = await this.channel.unary(ArkServiceService.handshake, HandshakeRequest.create({ barkVersion: this.clientVersion() }), undefined, this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
       const serverVersions = { min: Number(hs.minProtocolVersion), max: Number(hs.maxProtocolVersion) };
       const protocolVersion = negotiateProtocolVersion(this.clientVersions(), serverVersions);
       if (hs.psa !== undefined && hs.psa !== "") this.opts.logger?.info(`Message from the Ark server: ${hs.psa}`);
-      const arkInfo = await this.rawUnary(ArkServiceService.getArkInfo, Empty.create(), protocolVersion, this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
+      const arkInfo = await this.channel.unary(ArkServiceService.getArkInfo, Empty.create(), protocolVersion, this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
       validateArkInfo(arkInfo, this.opts.network);
       if (this.pinned) {
         checkPinnedKeys(this.pinned, arkInfo);
@@ -302,7 +299,7 @@ export class ArkServerClient {
         await this.opts.onKeysPinned?.(keys);
         this.pinned = keys;
       }
-      if (this.closed) throw new ArkClientClosedError();
+      if (this.channel.isClosed) throw new ArkClientClosedError();
       this.session = { protocolVersion, serverVersions, psa: hs.psa, arkInfo };
       this.lastFailure = undefined;
       this.opts.logger?.debug(`connected to Ark server ${this.target.address} (protocol version ${protocolVersion})`);
@@ -316,36 +313,11 @@ export class ArkServerClient {
   private async unary<Req, Res>(def: MethodDef<Req, Res>, request: Req, opts?: CallOptions): Promise<Res> {
     const session = await this.connect();
     try {
-      return await this.rawUnary(def, request, session.protocolVersion, opts?.deadlineMs ?? this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
+      return await this.channel.unary(def, request, session.protocolVersion, opts?.deadlineMs ?? this.opts.unaryDeadlineMs ?? DEFAULT_UNARY_DEADLINE_MS);
     } catch (e) {
       if (isTransportFailure(e)) this.markDisconnected(e, true);
       throw e;
     }
-  }
-
-  private rawUnary<Req, Res>(def: MethodDef<Req, Res>, request: Req, pver: number | undefined, deadlineMs: number): Promise<Res> {
-    if (this.closed) return Promise.reject(new ArkClientClosedError());
-    const channel = this.requireChannel();
-    return new Promise<Res>((resolve, reject) => {
-      channel.makeUnaryRequest(def.path, def.requestSerialize, def.responseDeserialize, request, this.metadata(pver), { deadline: Date.now() + deadlineMs }, (err, value) => {
-        if (err) reject(toArkServerError(err, def.path));
-        else if (value === undefined) reject(toArkServerError({ code: grpc.status.INTERNAL, details: "empty response" }, def.path));
-        else resolve(value);
-      });
-    });
-  }
-
-  private metadata(pver: number | undefined): grpc.Metadata {
-    return callMetadata({ pver, userAgent: this.userAgent });
-  }
-
-  private requireChannel(): grpc.Client {
-    if (this.closed) throw new ArkClientClosedError();
-    if (!this.channel) {
-      const creds = this.target.tls ? grpc.credentials.createSsl(this.opts.rootCerts ?? null) : grpc.credentials.createInsecure();
-      this.channel = new grpc.Client(this.target.address, creds, { ...DEFAULT_CHANNEL_OPTIONS, ...this.opts.channelOptions });
-    }
-    return this.channel;
   }
 
   private noteStreamFailure(stream: string, err: unknown, waitMs: number): void {
@@ -360,13 +332,7 @@ export class ArkServerClient {
   private markDisconnected(err: unknown, dropChannel: boolean): void {
     this.session = undefined;
     this.lastFailure = err;
-    if (dropChannel && (err instanceof ArkServerError || !(err instanceof ArkClientError))) this.dropChannel();
-  }
-
-  private dropChannel(): void {
-    const ch = this.channel;
-    this.channel = undefined;
-    ch?.close();
+    if (dropChannel && (err instanceof ArkServerError || !(err instanceof ArkClientError))) this.channel.drop();
   }
 
   private clientVersions(): VersionRange {

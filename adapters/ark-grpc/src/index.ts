@@ -27,6 +27,7 @@ export * from "./ark-info.js";
 export * from "./url.js";
 export { Backoff, sleep, type BackoffPolicy } from "./backoff.js";
 export * from "./streams.js";
-export { ArkServerClient, DEFAULT_CHANNEL_OPTIONS, isRetryableConnectFailure, type ArkServerClientOptions, type ArkClientLogger, type CallOptions, type ServerSession } from "./client.js";
+export { ArkServerClient, isRetryableConnectFailure, type ArkServerClientOptions, type ArkClientLogger, type CallOptions, type ServerSession } from "./client.js";
 export type { ArkService, MailboxService, UnaryMethod, StreamMethod, RequestOf, ResponseOf } from "./service-types.js";
 export { ArkServerClientToken } from "./tokens.js";
+export { ServerChannel, DEFAULT_CHANNEL_OPTIONS, type ServerChannelOptions } from "./channel.js";

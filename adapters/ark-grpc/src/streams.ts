@@ -100,7 +100,11 @@ export class ResumableSubscription<T> {
       const max = this.opts.maxReconnectsWithoutProgress;
       if (max !== undefined && dropsWithoutProgress >= max) return { reason: "gave-up", lastError };
       const wait = backoff.next();
-      this.opts.onDrop?.(failure, wait);
+      try {
+        this.opts.onDrop?.(failure, wait);
+      } catch {
+        // an observer's failure must not end the subscription
+      }
       await sleep(wait, this.wake.signal);
     }
     return { reason: "stopped" };

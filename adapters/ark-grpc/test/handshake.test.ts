@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import {
+  ArkClientClosedError,
   ArkServerClient,
   HandshakeResponse,
   NextRoundTimeResponse,
@@ -124,6 +125,29 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
       expect(client.connected).to.equal(false);
     });
   }
+
+  it("refresh() re-fetches Ark info on the open channel and replaces the session", async () => {
+    let n = 0;
+    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ minBoardAmount: BigInt(++n * 1000) })) } }).start();
+    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    expect((await client.arkInfo()).minBoardAmount).to.equal(1000n);
+    const refreshed = await client.refresh();
+    expect(refreshed.arkInfo.minBoardAmount).to.equal(2000n);
+    expect((await client.arkInfo()).minBoardAmount).to.equal(2000n);
+    expect(server.callsTo("GetArkInfo").map((c) => c.pver)).to.deep.equal(["5", "5"]);
+  });
+
+  it("a closed client refuses every call without touching the server", async () => {
+    server = await new FakeArkServer().start();
+    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    await client.connect();
+    client.close();
+    expect(client.connected).to.equal(false);
+    expect(await client.ark("getArkInfo", {}).catch((e: unknown) => e)).to.be.instanceOf(ArkClientClosedError);
+    expect(await client.connect().catch((e: unknown) => e)).to.be.instanceOf(ArkClientClosedError);
+    expect(await client.heartbeat()).to.equal(false);
+    expect(server.calls).to.have.length(2);
+  });
 
   it("reads pver the way captaind does: missing and unparsable headers get its texts", () => {
     expect(readPver(callMetadata({ pver: 5, userAgent: undefined }))).to.deep.equal({ pver: 5 });
