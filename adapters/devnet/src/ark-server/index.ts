@@ -11,3 +11,4 @@ export type { ServerChain } from "./server-context.js";
 export type { WalletStatus } from "./server-wallet.js";
 export type { MailboxMessageData, MailboxPage } from "./mailbox-service.js";
 export { ClientSpendState } from "./vtxo-registry.js";
+export { startDevnetWithArk, arkReadyFields, type StartDevnetWithArkOptions, type DevnetWithArk } from "./devnet-with-ark.js";
