@@ -74,6 +74,7 @@ export class ServerChannel {
     this.drop();
   }
 
+  /** Whether {@link close} was called. */
   get isClosed(): boolean {
     return this.closed;
   }

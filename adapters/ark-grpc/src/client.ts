@@ -15,7 +15,7 @@
 import type * as grpc from "@grpc/grpc-js";
 import { TENDER_VERSION } from "@tender/core";
 import { ArkServiceService, type ArkInfo, HandshakeRequest } from "./gen/bark_server.js";
-import { MailboxServiceService, type MailboxMessage, MailboxRequest } from "./gen/mailbox_server.js";
+import { MailboxServiceService, MailboxRequest } from "./gen/mailbox_server.js";
 import { Empty } from "./gen/core.js";
 import { checkPinnedKeys, type NetworkName, type PinnedServerKeys, validateArkInfo } from "./ark-info.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
@@ -358,4 +358,3 @@ function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
 
-export type { MailboxMessage };

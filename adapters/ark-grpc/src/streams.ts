@@ -172,6 +172,7 @@ export class MailboxSubscription {
     return this.inner.done;
   }
 
+  /** Stops the subscription and waits until it has ended. */
   stop(): Promise<SubscriptionEnd> {
     return this.inner.stop();
   }
@@ -218,14 +219,17 @@ export class RoundSubscription {
     return this.last;
   }
 
+  /** How many times the stream was opened. */
   get subscriptions(): number {
     return this.inner.subscriptions;
   }
 
+  /** Resolves when the subscription ended (round subscriptions only end when stopped). */
   get done(): Promise<SubscriptionEnd> {
     return this.inner.done;
   }
 
+  /** Stops the subscription and waits until it has ended. */
   stop(): Promise<SubscriptionEnd> {
     return this.inner.stop();
   }
