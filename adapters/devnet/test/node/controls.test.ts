@@ -55,7 +55,10 @@ describe("devnet node: controls and events", function () {
     node.submitTransaction(child.hex);
     const conflict = buildTx({ inputs: [coin], outputs: [{ script: alice.wpkh.script, amount: 85_000n }] });
     expect(() => node.replaceWithConfirmedConflict(victim.txid)).to.throw(ControlError, /pass a signed conflicting transaction/);
+    const reasons: string[] = [];
+    node.on("removed", (_txids, why) => reasons.push(why));
     const result = node.replaceWithConfirmedConflict(victim.txid, conflict.hex);
+    expect(reasons).to.deep.equal(["conflict"]);
     expect(result.conflictTxid).to.equal(conflict.txid);
     expect([...result.removed].sort()).to.deep.equal([victim.txid, child.txid].sort());
     expect(node.getOutspend(coin.txid, coin.vout)).to.deep.include({ spent: true, txid: conflict.txid });
