@@ -80,6 +80,8 @@ export class ResumableSubscription<T> {
         const stream = await this.opts.open();
         this.opened++;
         this.current = stream;
+        // the iterator below surfaces errors; this keeps a late one (after cancel) from going unhandled
+        stream.on("error", () => undefined);
         if (this.stopped) stream.cancel();
         for await (const item of stream as AsyncIterable<T>) {
           if (this.stopped) break;

@@ -105,6 +105,28 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
     await sub.stop();
   });
 
+  it("a consumer that throws is treated like one that failed: same message again, checkpoint kept", async () => {
+    const m = mailboxServer([(call) => call.write(arkoor(40n)), (call) => call.write(arkoor(40n))]);
+    server = await m.server.start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    let calls = 0;
+    const drops: string[] = [];
+    const sub = client.subscribeMailbox({
+      mailboxId: MAILBOX_ID,
+      checkpoint: 39n,
+      authorization: () => new Uint8Array(105),
+      onMessage: async () => {
+        if (++calls === 1) throw new Error("database busy");
+      },
+      onDrop: (err) => drops.push(err?.message ?? "ended"),
+    });
+    await until(() => sub.checkpoint === 40n);
+    expect(calls).to.equal(2);
+    expect(drops[0]).to.equal("database busy");
+    expect(m.requests.map((r) => r.checkpoint)).to.deep.equal([39n, 39n]);
+    await sub.stop();
+  });
+
   it("gives up after 5 reconnects without a delivered message and marks the client disconnected", async () => {
     const fail = (call: grpc.ServerWritableStream<MailboxRequest, MailboxMessage>) => call.emit("error", grpcError(grpc.status.INVALID_ARGUMENT, "bad user input: mailbox authorization expired"));
     const m = mailboxServer([fail, fail, fail, fail, fail, fail, fail]);
