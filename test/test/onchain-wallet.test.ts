@@ -155,6 +155,23 @@ describe("on-chain wallet over HTTP on the devnet (rest-api.md §3.2, §3.5, §3
     expect(txs.at(-1)).to.include({ txid: drainTxid, balance_change_sat: -b.confirmed_sat, onchain_fee_sat: Number(drained.feeSat) });
   });
 
+  it("works the same on the bitcoind RPC face (cookie auth), scanning from the wallet's birthday", async () => {
+    const body = { network: "regtest", ark_server: "127.0.0.1:35035", chain_source: { bitcoind: { bitcoind: devnet.rpcUrl, bitcoind_auth: { cookie: { cookie: devnet.cookieFile } } } } };
+    expect((await d.api("POST", "/api/v1/wallet/create", { body })).status).to.equal(200);
+    expect(await get("/api/v1/bitcoin/tip")).to.deep.equal({ tip_height: devnet.node.tipHeight() });
+    const { address } = await post<{ address: string }>("/api/v1/onchain/addresses/next");
+    const fundTxid = devnet.node.faucet(address, 80_000n);
+    devnet.node.mine(1);
+    await sync();
+    expect((await get<Balance>("/api/v1/onchain/balance")).confirmed_sat).to.equal(80_000);
+    const { txid } = await post<{ txid: string }>("/api/v1/onchain/send", { destination: EXTERNAL, amount_sat: 30_000 });
+    expect(devnet.node.getTransaction(txid)?.status.confirmed).to.equal(false);
+    await sync();
+    const txs = await get<TxInfo[]>("/api/v1/onchain/transactions");
+    expect(txs.map((t) => t.txid)).to.deep.equal([fundTxid, txid]);
+    expect(d.stderr()).to.match(/chain source: http:\/\/127\.0\.0\.1:\d+ \(wallet birthday \d+\)/);
+  });
+
   it("keeps addresses and transactions across a daemon restart", async () => {
     expect((await d.api("POST", "/api/v1/wallet/create", { body: wallet(devnet.esploraUrl) })).status).to.equal(200);
     const { address } = await post<{ address: string }>("/api/v1/onchain/addresses/next");

@@ -6,3 +6,4 @@ export {
 } from "./chain-source-factory.js";
 export { checkChainNetwork, chainSourceCreationCheck, ChainNetworkMismatchError } from "./network-check.js";
 export { TipResponse, bitcoinRoutes } from "./routes.js";
+export { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthday } from "./chain-birthday.js";

@@ -21,11 +21,15 @@ export async function checkChainNetwork(source: ChainSource, walletNetwork: stri
 
 /**
  * The wallet creation check of the bitcoin plugin: the configured chain source must answer, on
- * the wallet's network. A failure aborts the creation before anything is written.
+ * the wallet's network. A failure aborts the creation before anything is written. On success
+ * `onBirthday` receives the wallet's chain birthday height.
  */
-export function chainSourceCreationCheck(tuning: ChainSourceTuning): WalletCreationCheck {
+export function chainSourceCreationCheck(tuning: ChainSourceTuning, onBirthday?: (height: number) => void): WalletCreationCheck {
   return async (ctx) => {
     const source = chainSourceFromConfig(ctx.config, ctx.network, tuning);
     await checkChainNetwork(source, ctx.network);
+    if (!onBirthday) return;
+    // A restore scans from its given birthday (or the genesis block); a new wallet from today's tip.
+    onBirthday(ctx.restoring ? (ctx.birthdayHeight ?? 0) : (await source.getTip()).height);
   };
 }

@@ -1,6 +1,7 @@
-import { ChainSourceToken, DEFAULT_RETRY_POLICY, WalletLoaded, WalletUnloaded, definePlugin, type RetryPolicy } from "@tender/core";
+import { ChainSourceToken, DEFAULT_RETRY_POLICY, Database, WalletLoaded, WalletUnloaded, definePlugin, type RetryPolicy } from "@tender/core";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
 import type { InjectionToken } from "tsyringe";
+import { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthday } from "./chain-birthday.js";
 import { chainNetworkOf, chainSourceFromConfig } from "./chain-source-factory.js";
 import { chainSourceCreationCheck } from "./network-check.js";
 import { bitcoinRoutes } from "./routes.js";
@@ -23,7 +24,9 @@ const CREATION_CHECK_RETRY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, attempts: 2
 /**
  * The bitcoin plugin: builds the loaded wallet's {@link ChainSource} (Esplora or bitcoind, from
  * `config.toml`) and shares it under {@link WalletChainToken} and `ChainSourceToken`; checks at
- * wallet creation that the source answers on the wallet's network; serves `GET /api/v1/bitcoin/tip`.
+ * wallet creation that the source answers on the wallet's network and records the wallet's chain
+ * birthday (`bitcoin_chain_state`, where a bitcoind source starts scanning); serves
+ * `GET /api/v1/bitcoin/tip`.
  */
 export const bitcoinPlugin = definePlugin({
   name: "bitcoin",
@@ -36,16 +39,30 @@ export const bitcoinPlugin = definePlugin({
     ctx.container.registerInstance(WalletChainToken, chain);
     ctx.container.registerInstance(ChainSourceToken, chain);
 
+    const db = ctx.container.resolve(Database);
+    ctx.entities(ChainBirthdayRow);
+    ctx.migrations(bitcoinChainStateMigration);
+
+    let createdBirthday: number | undefined;
     lifecycle.creationChecks.add("bitcoin.chain-source", chainSourceCreationCheck({
       timeoutMs: settings.creationCheckTimeoutMs ?? 5_000, retry: CREATION_CHECK_RETRY,
-    }));
+    }, (height) => { createdBirthday = height; }));
 
     ctx.events.on(WalletLoaded, (wallet) => {
       const keys = lifecycle.loadedKeys;
       if (!keys) return;
-      const tuning = settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {};
-      chain.attach(chainSourceFromConfig(keys.config, wallet.network, tuning), chainNetworkOf(wallet.network));
-      ctx.logger.info(`chain source: ${chain.label}`);
+      const fresh = createdBirthday;
+      createdBirthday = undefined;
+      chain.attach((async () => {
+        if (fresh !== undefined) await writeBirthday(db, fresh);
+        const birthday = await readBirthday(db);
+        const source = chainSourceFromConfig(keys.config, wallet.network, {
+          ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+          ...(birthday !== undefined ? { scanStartHeight: birthday } : {}),
+        });
+        ctx.logger.info(`chain source: ${source.label}${birthday !== undefined ? ` (wallet birthday ${birthday})` : ""}`);
+        return source;
+      })(), chainNetworkOf(wallet.network));
     });
     ctx.events.on(WalletUnloaded, () => chain.detach());
 

@@ -17,16 +17,17 @@ export class NoWalletChainError extends ChainSourceUnavailableError {
  * {@link NoWalletChainError} while no wallet is loaded.
  */
 export class WalletChain implements ChainSource {
-  private current: ChainSource | undefined;
+  private current: Promise<ChainSource> | undefined;
+  private ready: ChainSource | undefined;
   private network: ChainNetwork | undefined;
 
   get label(): string {
-    return this.current?.label ?? "(no wallet)";
+    return this.ready?.label ?? "(no wallet)";
   }
 
-  /** The wallet's source, or `undefined` without a wallet. */
+  /** The wallet's source once built, or `undefined` without a wallet. */
   get source(): ChainSource | undefined {
-    return this.current;
+    return this.ready;
   }
 
   /** The network the loaded wallet expects its chain on. */
@@ -34,37 +35,41 @@ export class WalletChain implements ChainSource {
     return this.network;
   }
 
-  /** Switches to a newly loaded wallet's source. */
-  attach(source: ChainSource, network: ChainNetwork): void {
-    this.current = source;
+  /** Switches to a newly loaded wallet's source (or one still being built); calls made meanwhile wait for it. */
+  attach(source: ChainSource | Promise<ChainSource>, network: ChainNetwork): void {
+    const p = Promise.resolve(source);
+    this.current = p;
+    this.ready = undefined;
     this.network = network;
+    p.then((s) => { if (this.current === p) this.ready = s; }, () => undefined);
   }
 
   /** Forgets the source (wallet unloaded). */
   detach(): void {
     this.current = undefined;
+    this.ready = undefined;
     this.network = undefined;
   }
 
-  private get s(): ChainSource {
-    if (!this.current) throw new NoWalletChainError();
+  private get s(): Promise<ChainSource> {
+    if (!this.current) return Promise.reject(new NoWalletChainError());
     return this.current;
   }
 
-  async getNetwork(): Promise<ChainNetwork> { return this.s.getNetwork(); }
-  async getTip(): Promise<BlockRef> { return this.s.getTip(); }
-  async getBlockHash(height: number): Promise<string | null> { return this.s.getBlockHash(height); }
-  async getBlockHeader(hash: string): Promise<BlockHeader | null> { return this.s.getBlockHeader(hash); }
-  async getBlockTxids(hash: string): Promise<string[] | null> { return this.s.getBlockTxids(hash); }
-  async getRawBlock(hash: string): Promise<string | null> { return this.s.getRawBlock(hash); }
-  async getTx(txid: string): Promise<ChainTx | null> { return this.s.getTx(txid); }
-  async getTxStatus(txid: string): Promise<TxStatus | null> { return this.s.getTxStatus(txid); }
-  async isInMempool(txid: string): Promise<boolean> { return this.s.isInMempool(txid); }
-  async getOutspend(txid: string, vout: number): Promise<OutputSpend> { return this.s.getOutspend(txid, vout); }
-  async getOutspends(txid: string): Promise<OutputSpend[] | null> { return this.s.getOutspends(txid); }
-  async getScriptUtxos(query: ScriptQuery): Promise<ScriptUtxo[]> { return this.s.getScriptUtxos(query); }
-  async getScriptHistory(query: ScriptQuery): Promise<ScriptTx[]> { return this.s.getScriptHistory(query); }
-  async getFeeEstimates(targets?: readonly number[]): Promise<FeeEstimates> { return this.s.getFeeEstimates(targets); }
-  async broadcast(txHex: string): Promise<string> { return this.s.broadcast(txHex); }
-  async broadcastPackage(txHexes: readonly string[]): Promise<PackageBroadcastResult> { return this.s.broadcastPackage(txHexes); }
+  async getNetwork(): Promise<ChainNetwork> { return (await this.s).getNetwork(); }
+  async getTip(): Promise<BlockRef> { return (await this.s).getTip(); }
+  async getBlockHash(height: number): Promise<string | null> { return (await this.s).getBlockHash(height); }
+  async getBlockHeader(hash: string): Promise<BlockHeader | null> { return (await this.s).getBlockHeader(hash); }
+  async getBlockTxids(hash: string): Promise<string[] | null> { return (await this.s).getBlockTxids(hash); }
+  async getRawBlock(hash: string): Promise<string | null> { return (await this.s).getRawBlock(hash); }
+  async getTx(txid: string): Promise<ChainTx | null> { return (await this.s).getTx(txid); }
+  async getTxStatus(txid: string): Promise<TxStatus | null> { return (await this.s).getTxStatus(txid); }
+  async isInMempool(txid: string): Promise<boolean> { return (await this.s).isInMempool(txid); }
+  async getOutspend(txid: string, vout: number): Promise<OutputSpend> { return (await this.s).getOutspend(txid, vout); }
+  async getOutspends(txid: string): Promise<OutputSpend[] | null> { return (await this.s).getOutspends(txid); }
+  async getScriptUtxos(query: ScriptQuery): Promise<ScriptUtxo[]> { return (await this.s).getScriptUtxos(query); }
+  async getScriptHistory(query: ScriptQuery): Promise<ScriptTx[]> { return (await this.s).getScriptHistory(query); }
+  async getFeeEstimates(targets?: readonly number[]): Promise<FeeEstimates> { return (await this.s).getFeeEstimates(targets); }
+  async broadcast(txHex: string): Promise<string> { return (await this.s).broadcast(txHex); }
+  async broadcastPackage(txHexes: readonly string[]): Promise<PackageBroadcastResult> { return (await this.s).broadcastPackage(txHexes); }
 }

@@ -57,6 +57,26 @@ describe("bitcoin plugin: the wallet's chain source", function () {
     await check({ network: "regtest", config: { bitcoind_address: devnet.rpcUrl, bitcoind_cookiefile: devnet.cookieFile }, restoring: false, force: false });
   });
 
+  it("the creation check reports the wallet birthday: today's tip for a new wallet, the given height for a restore", async () => {
+    const births: number[] = [];
+    const check = chainSourceCreationCheck(FAST, (h) => births.push(h));
+    const config = { esplora_address: devnet.esploraUrl };
+    await check({ network: "regtest", config, restoring: false, force: false });
+    await check({ network: "regtest", config, restoring: true, birthdayHeight: 2, force: false });
+    await check({ network: "regtest", config, restoring: true, force: false });
+    expect(births).to.deep.equal([devnet.node.tipHeight(), 2, 0]);
+  });
+
+  it("WalletChain makes calls wait for a source still being built", async () => {
+    const chain = new WalletChain();
+    let resolve!: (s: ReturnType<typeof chainSourceFromConfig>) => void;
+    chain.attach(new Promise((r) => { resolve = r; }), "regtest");
+    const tip = chain.getTip();
+    resolve(chainSourceFromConfig({ esplora_address: devnet.esploraUrl }, "regtest"));
+    expect((await tip).height).to.equal(devnet.node.tipHeight());
+    expect(chain.label).to.equal(devnet.esploraUrl);
+  });
+
   it("WalletChain forwards to the attached source and refuses every call without a wallet", async () => {
     const chain = new WalletChain();
     const err = await chain.getTip().then(() => null, (e: unknown) => e);
