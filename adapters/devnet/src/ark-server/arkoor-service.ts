@@ -86,6 +86,8 @@ export class ArkoorService {
   /** `RequestArkoorCosign`. */
   async requestArkoorCosign(parts: readonly ArkoorCosignPartRequest[]): Promise<ArkoorCosignPartResponse[]> {
     const decoded = parts.map((p) => this.decodePart(p));
+    const dup = decoded.find((d, k) => decoded.findIndex((e) => e.id === d.id) !== k);
+    if (dup) throw new BadUserInputError(`duplicate input vtxo ${dup.id}`, undefined, [dup.id]);
     const stored = await Promise.all(decoded.map((d) => this.ctx.store.getVtxo(d.id)));
     const missing = decoded.filter((_, k) => !stored[k]).map((d) => d.id);
     if (missing.length) throw new NotFoundError("input vtxo not found", missing);

@@ -19,7 +19,7 @@ import {
   vtxoStatusAttestation,
   type Vtxo,
 } from "@tender/plugin-ark/protocol";
-import { txFromBytes, vtxoFromBytes, vtxoIdFromBytes, vtxoIdText } from "./request-decoding.js";
+import { txFromBytes, vtxoFromBytes, vtxoIdText } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";
 import type { StoredTx, VtxoSpendState } from "./server-store.js";
@@ -88,14 +88,12 @@ export class VtxoRegistry {
 
   /** `GetVtxoStatus`: owner-attested spend state. */
   async getVtxoStatus(idBytes: Uint8Array | undefined, attestation: Uint8Array | undefined): Promise<number> {
-    const point = vtxoIdFromBytes(idBytes);
     const id = vtxoIdText(idBytes);
     const row = await this.ctx.store.getVtxo(id);
     if (!row || !row.userPubkey) throw new NotFoundError("VTXO not found", [id]);
     const msg = vtxoStatusAttestation(idBytes!);
     const sig = attestation ?? new Uint8Array(0);
     if (sig.length !== 64 || !verifyAttestation(sig, msg, fromHex(row.userPubkey))) throw new BadUserInputError("invalid VTXO status attestation");
-    void point;
     return STATE_MAP[row.state];
   }
 }
