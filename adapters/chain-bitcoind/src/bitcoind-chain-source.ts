@@ -48,6 +48,7 @@ export class BitcoindChainSource implements ChainSource {
   readonly label: string;
   private readonly rpc: BitcoindRpc;
   private readonly blocks: BlockReader;
+  private readonly mempoolCache = new Map<string, CompactTx>();
 
   constructor(private readonly options: BitcoindChainSourceOptions) {
     this.label = redactUrl(options.url);
@@ -253,15 +254,19 @@ export class BitcoindChainSource implements ChainSource {
     return info.scriptPubKey;
   }
 
+  /** The mempool as compact transactions; only transactions not seen by an earlier call are fetched. */
   private async mempoolTxs(): Promise<CompactTx[]> {
-    const ids = (await this.rpc.call("getrawmempool", [false])) as unknown[];
-    const out: CompactTx[] = [];
-    for (let i = 0; i < ids.length; i += 100) {
-      const chunk = ids.slice(i, i + 100);
+    const ids = ((await this.rpc.call("getrawmempool", [false])) as unknown[]).map(String);
+    const missing = ids.filter((id) => !this.mempoolCache.has(id));
+    for (let i = 0; i < missing.length; i += 100) {
+      const chunk = missing.slice(i, i + 100);
       const txs = await this.rpc.batch(chunk.map((id) => ({ method: "getrawtransaction", params: [id, true] })));
-      for (const t of txs) if (t.ok) out.push(compactTx(this.label, t.result)); // a tx may leave the mempool meanwhile
+      // A transaction may leave the mempool meanwhile: its lookup then fails and it is skipped.
+      txs.forEach((t, k) => t.ok && this.mempoolCache.set(chunk[k]!, compactTx(this.label, t.result)));
     }
-    return out;
+    const live = new Set(ids);
+    for (const id of this.mempoolCache.keys()) if (!live.has(id)) this.mempoolCache.delete(id);
+    return ids.flatMap((id) => this.mempoolCache.get(id) ?? []);
   }
 
   private notFound(err: BitcoindRpcError): null {
