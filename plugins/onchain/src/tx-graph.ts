@@ -5,6 +5,8 @@ import { P2A_SCRIPT_HEX } from "./tx-size.js";
 
 /** Coinbase outputs can be spent after this many confirmations. */
 export const COINBASE_MATURITY = 100;
+/** Bitcoin Core's default ancestor limit (25 including the new transaction). */
+export const MAX_UNCONFIRMED_ANCESTRY = 24;
 
 /** A transaction of the wallet with its decoded form. */
 export interface GraphTx {
@@ -159,9 +161,34 @@ export class WalletTxGraph {
     return { confirmed, immature, trustedPending, untrustedPending };
   }
 
-  /** Outputs the wallet may spend now: confirmed mature ones, and unconfirmed change of its own transactions unless `confirmedOnly`. */
+  /**
+   * Outputs the wallet may spend now: confirmed mature ones and, unless `confirmedOnly`, unconfirmed
+   * change of its own transactions — except change of a v3 (TRUC) transaction, whose child would
+   * have to be v3 too, and change whose unconfirmed ancestry is already at the mempool's chain
+   * limit.
+   */
   spendable(tipHeight: number, confirmedOnly = false): WalletUtxo[] {
-    return this.utxos().filter((u) => !WalletTxGraph.immature(u, tipHeight) && (u.confirmationHeight !== null || (!confirmedOnly && u.trusted)));
+    return this.utxos().filter((u) => {
+      if (WalletTxGraph.immature(u, tipHeight)) return false;
+      if (u.confirmationHeight !== null) return true;
+      if (confirmedOnly || !u.trusted) return false;
+      const g = this.txs.get(u.txid);
+      return g !== undefined && g.tx.version !== 3 && this.unconfirmedAncestry(u.txid) < MAX_UNCONFIRMED_ANCESTRY;
+    });
+  }
+
+  /** How many unconfirmed wallet transactions `txid` is plus its unconfirmed ancestors (0 when confirmed). */
+  unconfirmedAncestry(txid: string): number {
+    const seen = new Set<string>();
+    const stack = [txid];
+    while (stack.length) {
+      const id = stack.pop()!;
+      const g = this.txs.get(id);
+      if (!g || seen.has(id) || g.stored.state !== "pending") continue;
+      seen.add(id);
+      for (const i of g.tx.ins) stack.push(prevTxid(i));
+    }
+    return seen.size;
   }
 
   /** Every transaction that is not conflicted, oldest first: confirmed by height, then unconfirmed by first sight. */
