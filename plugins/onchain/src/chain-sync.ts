@@ -100,8 +100,11 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
 
   const rebroadcast: string[] = [];
   const conflicted: string[] = [];
+  // Parents before children, so a re-broadcast child finds its parent in the mempool.
   const missing = graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted")
-    .sort((a, b) => a.stored.firstSeenMs - b.stored.firstSeenMs);
+    .map((g) => ({ g, depth: graph.unconfirmedAncestry(g.stored.txid) }))
+    .sort((a, b) => a.depth - b.depth || a.g.stored.firstSeenMs - b.g.stored.firstSeenMs)
+    .map((x) => x.g);
   for (const g of missing) {
     const status = await source.getTxStatus(g.stored.txid);
     if (status) {

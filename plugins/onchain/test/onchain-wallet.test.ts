@@ -94,6 +94,19 @@ describe("on-chain wallet against the devnet (sync, send, drain, re-broadcast, c
     expect(wallet.transactions().every((t) => t.block !== null)).to.equal(true);
   });
 
+  it("re-broadcasts an evicted chain of wallet transactions parent first, even with equal timestamps", async () => {
+    const parent = await wallet.send([{ address: external, amountSat: 10_000n }]);
+    const child = await wallet.send([{ address: external, amountSat: 10_000n }]);
+    expect(Transaction.fromHex(store.txs.get(child)!.hex).ins.some((i) => Buffer.from(i.hash).reverse().toString("hex") === parent)).to.equal(true);
+    expect(devnet.node.evict(parent)).to.include.members([parent, child]);
+    clock += 31_000;
+    const report = await wallet.sync();
+    expect(report.rebroadcast).to.deep.equal([parent, child]);
+    devnet.node.mine(1);
+    await wallet.sync();
+    expect(wallet.spendableUtxos()).to.have.length(1);
+  });
+
   it("marks a wallet transaction whose input a confirmed conflict spent as conflicted, and drops it from balance and history", async () => {
     const [coin] = wallet.spendableUtxos();
     const txid = await wallet.send([{ address: external, amountSat: 20_000n }]);
