@@ -223,5 +223,10 @@ describe("ark server: arkoor cosigning (flows §4.3)", function () {
     await f.server.registerVtxoTransactions([encodeVtxo(signed[0]!), encodeVtxo(signed[0]!)]);
     const stranger = await new WalletKit(f.api, f.node).cosignBoard(await alice.prepareBoard(30_000n));
     expect(await rejection(f.server.registerVtxoTransactions([encodeVtxo(stranger)]))).to.be.instanceOf(NotFoundError);
+    // one bad VTXO fails the whole batch: the good one stays unregistered
+    const next = bob.prepareArkoor([signed[0]!], [{ amount: 40_000n, policy: pubkeyPolicy(alice.key().pk) }]);
+    const [good] = bob.finishArkoor(next.pkg, next.nonces, await f.server.requestArkoorCosign(next.parts));
+    expect(await rejection(f.server.registerVtxoTransactions([encodeVtxo(good!), encodeVtxo(stranger)]))).to.be.instanceOf(NotFoundError);
+    expect(await stateOf(good!)).to.equal("unregistered");
   });
 });

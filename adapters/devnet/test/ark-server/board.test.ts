@@ -1,7 +1,7 @@
 import { expect } from "chai";
-import { encodeOutPoint, encodeVtxo, fromHex, reverseBytes } from "@tender/plugin-ark/protocol";
+import { encodeOutPoint, encodeTx, encodeVtxo, exitTransactions, formatOutPoint, fromHex, reverseBytes } from "@tender/plugin-ark/protocol";
 import { BadUserInputError, NotFoundError, RequestConversionError } from "../../src/ark-server/server-errors.js";
-import { newKey, WalletKit } from "./wallet-kit.js";
+import { newKey, pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 import { rejection, serverFixture, type ServerFixture } from "./fixture.js";
 
 describe("ark server: boards (flows §4.2)", function () {
@@ -123,6 +123,45 @@ describe("ark server: boards (flows §4.2)", function () {
     const req = { ...b.request, fundingTx: raw, utxo: enc({ txid: txid(tx), vout: b.vout }) };
     const err = await rejection(f.server.requestBoardCosign(req, 5));
     expect(err.message).to.match(/^bad user input: invalid funding tx: unknown input tx [0-9a-f]{64}$/);
+  });
+
+  it("accepts a funding tx whose input's parent is only in the mempool", async () => {
+    const parentTxid = f.node.faucet(f.node.faucetAddress(), 50_000n);
+    expect(f.node.getTxStatus(parentTxid)?.confirmed).to.equal(false);
+    const b = await w.prepareUnsignedBoard(40_000n, [{ txid: reverseBytes(fromHex(parentTxid)), vout: 0 }]);
+    const resp = await f.server.requestBoardCosign(b.request, 5);
+    expect(resp.partialSig).to.have.length(32);
+  });
+
+  it("refuses a funding tx spending a VTXO, and one that is a known virtual tx", async () => {
+    const coin = await w.board(30_000n);
+    const b = await w.prepareUnsignedBoard(30_000n, [coin.point]);
+    expect((await rejection(f.server.requestBoardCosign(b.request, 5))).message).to.equal(`bad user input: invalid funding tx: input is a VTXO: ${formatOutPoint(coin.point)}`);
+    // a virtual tx the server stored (the checkpoint tx of an arkoor), passed off as a board funding tx
+    const { parts } = w.prepareArkoor([coin], [{ amount: 30_000n, policy: pubkeyPolicy(newKey().pk) }]);
+    await f.server.requestArkoorCosign(parts);
+    const row = await f.server.ctx.store.getVtxo(formatOutPoint(coin.point));
+    const virtual = (await f.server.ctx.store.getTx(row!.oorSpentTxid!))!;
+    const vb = await w.prepareBoard(30_000n);
+    const req = { ...vb.request, fundingTx: virtual.raw, utxo: encodeOutPoint({ txid: reverseBytes(fromHex(virtual.txid)), vout: 0 }) };
+    expect((await rejection(f.server.requestBoardCosign(req, 5))).message).to.equal(`bad user input: invalid funding tx: known as virtual tx: ${virtual.txid}`);
+  });
+
+  it("refuses registration once the board's exit tx spent the funding output", async () => {
+    const vtxo = await w.cosignBoard(await w.prepareBoard(40_000n));
+    f.node.mine(1);
+    f.node.mineTransactions(exitTransactions(vtxo).map((t) => encodeTx(t)));
+    const err = await rejection(f.server.registerBoardVtxo(encodeVtxo(vtxo)));
+    expect(err.message).to.equal("bad user input: VTXO funding output is already spent, user exit in progress");
+  });
+
+  it("an unregistered board cannot be spent (NOT_FOUND naming it)", async () => {
+    const vtxo = await w.cosignBoard(await w.prepareBoard(40_000n));
+    f.node.mine(1);
+    const { parts } = w.prepareArkoor([vtxo], [{ amount: 40_000n, policy: pubkeyPolicy(newKey().pk) }]);
+    const err = await rejection(f.server.requestArkoorCosign(parts));
+    expect(err).to.be.instanceOf(NotFoundError);
+    expect((err as NotFoundError).identifiers).to.deep.equal([formatOutPoint(vtxo.point)]);
   });
 
   it("answers NOT_FOUND for registering a board whose funding tx the chain never saw", async () => {

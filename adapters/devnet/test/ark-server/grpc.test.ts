@@ -145,6 +145,21 @@ describe("ark server over gRPC (flows §1, §2, §8.1–8.3, §8.8)", function (
       }
     });
 
+    it("runs two servers side by side on one chain, with different keys", async () => {
+      const second = await startArkServer({ node, profile: "test" });
+      const c2 = grpcClient(second.url);
+      try {
+        const [a, b] = [await client.arkInfo(), await c2.arkInfo()];
+        expect(a.serverPubkey).to.not.deep.equal(b.serverPubkey);
+        const coin = await new WalletKit(grpcApi(c2), node).board(25_000n);
+        // the first server knows nothing of the second one's VTXO
+        expect(await rejection(client.ark("getVtxo", { vtxoId: encodeOutPoint(coin.point) }))).to.be.instanceOf(ArkServerNotFoundError);
+      } finally {
+        c2.close();
+        await second.stop();
+      }
+    });
+
     it("logs each request at debug level", async () => {
       await client.connect();
       expect(lines.some((l) => /^rpc Handshake ok/.test(l))).to.equal(true);
@@ -292,9 +307,14 @@ describe("ark server over gRPC (flows §1, §2, §8.1–8.3, §8.8)", function (
       expect(e.serverMessage).to.equal("bad user input: mailbox authorization required");
     });
 
-    it("features this server does not offer answer UNIMPLEMENTED", async () => {
-      const e = await rejection(client.ark("nextRoundTime", {}).then(() => client.ark("submitPayment", { inputVtxos: [], vtxoRequests: [], offboardRequests: [] })));
+    it("features this server does not offer answer UNIMPLEMENTED; NextRoundTime is in the future", async () => {
+      const next = await client.ark("nextRoundTime", {});
+      expect(Number(next.timestamp)).to.be.greaterThan(Date.now() / 1000);
+      const e = await rejection(client.ark("submitPayment", { inputVtxos: [], vtxoRequests: [], offboardRequests: [] }));
       expect((e as ArkServerError).code).to.equal(status.UNIMPLEMENTED);
+      const last = await rejection(client.ark("lastRoundEvent", {}));
+      expect(last).to.be.instanceOf(ArkServerNotFoundError);
+      expect((last as ArkServerError).serverMessage).to.equal("not found: no round event yet");
     });
   });
 });

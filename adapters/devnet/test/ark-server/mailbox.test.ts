@@ -4,6 +4,7 @@ import {
   encodeMailboxAuthorization,
   encodeOutPoint,
   encodeVtxo,
+  formatOutPoint,
   signSchnorr,
   type Vtxo,
 } from "@tender/plugin-ark/protocol";
@@ -119,6 +120,15 @@ describe("ark server: mailbox (flows §4.4, §3.2, §4.10.2)", function () {
     expect((await rejection(f.server.postArkoorMessage(blinded, [encodeVtxo(vtxos[0]!), encodeVtxo(other.vtxos[0]!)]))).message).to.equal(
       "bad user input: all vtxos should share vtxo pubkey when mailbox is provided",
     );
+  });
+
+  it("refuses a post whose VTXO claims another owner than the one the server cosigned for", async () => {
+    const { vtxos } = await pay(10_000n);
+    const thief = bob.key();
+    // same id (point), owner key swapped: the stored VTXO says otherwise
+    const forged = { ...vtxos[0]!, policy: { type: "pubkey" as const, userPubkey: thief.pk } };
+    const err = await rejection(f.server.postArkoorMessage(await bob.blindedMailboxId(thief), [encodeVtxo(forged)]));
+    expect(err.message).to.equal(`bad user input: vtxo ${formatOutPoint(vtxos[0]!.point)} doesn't belong to the provided vtxo pubkey`);
   });
 
   it("stores recovery ids (1..20, deduplicated) under the recovery mailbox", async () => {

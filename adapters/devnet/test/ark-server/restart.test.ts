@@ -98,4 +98,24 @@ describe("ark server: kill and restart between the RPCs of a flow loses nothing"
     expect(sent[0]!.amount).to.equal(10_000n);
     expect(restarts).to.equal(8);
   });
+
+  it("a funded server restarts with its wallet, and a config change keeps old VTXOs spendable", async () => {
+    const before = ark.server.walletStatus();
+    node.faucet(before.address, 500_000n);
+    node.mine(1);
+    const alice = new WalletKit(api, node);
+    const old = await alice.board(40_000n);
+    expect(old.exitDelta).to.equal(12);
+    client.close();
+    await ark.stop();
+    ark = await startArkServer({ node, datadir: dir, profile: "test", overrides: { vtxoExitDelta: 20 } });
+    client = grpcClient(ark.url);
+    expect(ark.server.walletStatus().address).to.equal(before.address);
+    expect(ark.server.walletStatus().trustedBalance).to.equal(500_000n);
+    expect((await client.arkInfo()).vtxoExitDelta).to.equal(20);
+    // the old VTXO keeps its delta and can still be paid onwards; new boards get the new delta
+    const { sent } = await alice.send([old], 40_000n, alice.key().pk);
+    expect(sent[0]!.exitDelta).to.equal(12);
+    expect((await alice.board(30_000n)).exitDelta).to.equal(20);
+  });
 });

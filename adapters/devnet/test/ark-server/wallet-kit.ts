@@ -20,7 +20,9 @@ import {
   encodeMailboxAuthorization,
   encodeOutPoint,
   encodePolicy,
+  encodeTx,
   encodeVtxo,
+  txid,
   fromHex,
   musigCompleteCosign,
   musigNonceGen,
@@ -36,6 +38,7 @@ import {
   type MusigNonce,
   type Vtxo,
   type VtxoPolicy,
+  type Transaction,
 } from "@tender/plugin-ark/protocol";
 import type { DevnetNode } from "../../src/node/devnet-node.js";
 
@@ -141,6 +144,29 @@ export class WalletKit {
     const nonce = musigNonceGen({ pubkey: key.pk, secretKey: key.sk, aggregateKey: musigTweakedKey([key.pk, info.serverPubkey], exit.tweak), message: exit.sighash });
     const request: BoardCosignReq = { amount, utxo: encodeOutPoint(outpoint), expiryHeight, userPubkey: key.pk, pubNonce: nonce.pubNonce, fundingTx: tx.raw };
     return { key, amount, expiryHeight, fundingTxid, fundingRaw: tx.raw, vout, request, nonce, exit };
+  }
+
+  /**
+   * A board request whose funding tx is built here, unsigned, spending `inputs` (the server only
+   * checks the funding tx's shape and that its inputs' parents are known, not its signatures).
+   */
+  async prepareUnsignedBoard(amount: bigint, inputs: { txid: Uint8Array; vout: number }[]): Promise<PreparedBoard> {
+    const info = await this.api.arkInfo();
+    const key = this.key();
+    const expiryHeight = this.node.tipHeight() + info.vtxoLifetime;
+    const taproot = boardFundingTaproot({ userPubkey: key.pk, serverPubkey: info.serverPubkey, expiryHeight });
+    const tx: Transaction = {
+      version: 2,
+      locktime: 0,
+      inputs: inputs.map((prevout) => ({ prevout, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] })),
+      outputs: [{ value: amount, script: taproot.scriptPubKey }],
+    };
+    const outpoint = { txid: txid(tx), vout: 0 };
+    const exit = buildBoardExit({ userPubkey: key.pk, serverPubkey: info.serverPubkey, expiryHeight, exitDelta: info.vtxoExitDelta }, outpoint, amount, boardFee(info.fees.board, amount));
+    const nonce = musigNonceGen({ pubkey: key.pk, secretKey: key.sk, aggregateKey: musigTweakedKey([key.pk, info.serverPubkey], exit.tweak), message: exit.sighash });
+    const raw = encodeTx(tx);
+    const request: BoardCosignReq = { amount, utxo: encodeOutPoint(outpoint), expiryHeight, userPubkey: key.pk, pubNonce: nonce.pubNonce, fundingTx: raw };
+    return { key, amount, expiryHeight, fundingTxid: toHex(reverseBytes(outpoint.txid)), fundingRaw: raw, vout: 0, request, nonce, exit };
   }
 
   /** Cosigns a prepared board and returns its (unregistered) VTXO. */
