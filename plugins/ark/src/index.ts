@@ -1,6 +1,14 @@
 /**
- * @tender/plugin-ark — the Ark rail. The daemon plugin (routes, tasks, storage) is registered
- * here once it exists; today the package exposes the pure protocol core, which is also
- * importable on its own as `@tender/plugin-ark/protocol` (no daemon or kernel imports).
+ * @tender/plugin-ark — the Ark rail. The default export is the daemon plugin (routes, tasks,
+ * storage); its services are reachable through the exported DI tokens. The pure protocol core is
+ * re-exported as `protocol` and is also importable on its own as `@tender/plugin-ark/protocol`
+ * (no daemon or kernel imports).
  */
 export * as protocol from "./protocol/index.js";
+export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
+export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./daemon/tokens.js";
+export { ArkConnection, NoArkConnectionError, type ArkConnectionTarget } from "./daemon/connection/ark-connection.js";
+export { serverNetworkOf, protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
+export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
+export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
+export { ArkVtxoRow, ArkKeyRow, ArkStateRow, arkInitMigration, ARK_ENTITIES } from "./daemon/persistence/entities.js";

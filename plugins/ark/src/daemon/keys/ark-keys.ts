@@ -1,0 +1,109 @@
+import type { Database } from "@tender/core";
+import type { BIP32Interface } from "bip32";
+import { ARK_PURPOSE, toHex, type DerivedKey } from "../../protocol/index.js";
+import { ArkKeyRow } from "../persistence/entities.js";
+
+/** A VTXO key the wallet handed out, with its index under `m/350'/0'`. */
+export interface VtxoKey extends DerivedKey {
+  readonly index: number;
+}
+
+/** The wallet is not loaded, so no key can be derived. */
+export class NoWalletKeysError extends Error {
+  constructor() {
+    super("No wallet set");
+  }
+}
+
+function derived(node: BIP32Interface, path: string): DerivedKey {
+  if (!node.privateKey) throw new Error(`key ${path} has no private key`);
+  return { path, secretKey: Uint8Array.from(node.privateKey), publicKey: Uint8Array.from(node.publicKey) };
+}
+
+/**
+ * The loaded wallet's Ark keys: VTXO keys `m/350'/0'/i` (the same tree as the protocol core's
+ * `WalletKeys`, derived from the wallet's BIP-32 master) and the mailbox key `m/350'/1'`. The
+ * next index is persisted (`ark_key`) before a key is handed out, so an index is never reused.
+ */
+export class ArkKeys {
+  private arkNode: BIP32Interface | undefined;
+  private byPubkey = new Map<string, number>();
+  private nextIndex = 0;
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly db: Database) {}
+
+  /** Loads the handed-out keys of the wallet whose BIP-32 master is `master`. */
+  async attach(master: BIP32Interface): Promise<void> {
+    this.arkNode = master.deriveHardened(ARK_PURPOSE);
+    const rows = await this.db.em().find(ArkKeyRow, {}, { orderBy: { keyIndex: "asc" } });
+    this.byPubkey = new Map(rows.map((r) => [r.pubkey, r.keyIndex]));
+    this.nextIndex = rows.length === 0 ? 0 : rows[rows.length - 1]!.keyIndex + 1;
+  }
+
+  /** Forgets the keys (wallet unloaded). */
+  detach(): void {
+    this.arkNode = undefined;
+    this.byPubkey = new Map();
+    this.nextIndex = 0;
+  }
+
+  get isAttached(): boolean {
+    return this.arkNode !== undefined;
+  }
+
+  private node(): BIP32Interface {
+    if (!this.arkNode) throw new NoWalletKeysError();
+    return this.arkNode;
+  }
+
+  /** The VTXO key at `index`, whether or not it was handed out. */
+  deriveVtxoKey(index: number): VtxoKey {
+    const k = derived(this.node().deriveHardened(0).derive(index), `m/350'/0'/${index}`);
+    return { ...k, index };
+  }
+
+  /** The mailbox key `m/350'/1'` (its pubkey is the wallet's unified mailbox id). */
+  mailboxKey(): DerivedKey {
+    return derived(this.node().deriveHardened(1), "m/350'/1'");
+  }
+
+  /** Hands out the next unused VTXO key, persisting its index first. */
+  nextVtxoKey(): Promise<VtxoKey> {
+    const run = this.tail.then(async () => {
+      const key = this.deriveVtxoKey(this.nextIndex);
+      const em = this.db.em();
+      em.create(ArkKeyRow, { keyIndex: key.index, pubkey: toHex(key.publicKey) });
+      await em.flush();
+      this.byPubkey.set(toHex(key.publicKey), key.index);
+      this.nextIndex = key.index + 1;
+      return key;
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /** The handed-out VTXO key at `index`, or `undefined` if that index was never handed out. */
+  peekVtxoKey(index: number): VtxoKey | undefined {
+    if (!Number.isInteger(index) || index < 0 || index >= this.nextIndex) return undefined;
+    const key = this.deriveVtxoKey(index);
+    return this.byPubkey.get(toHex(key.publicKey)) === index ? key : undefined;
+  }
+
+  /** The handed-out VTXO key whose public key is `pubkey` (33 bytes or hex), or `undefined`. */
+  keyByPubkey(pubkey: Uint8Array | string): VtxoKey | undefined {
+    const hex = typeof pubkey === "string" ? pubkey.toLowerCase() : toHex(pubkey);
+    const index = this.byPubkey.get(hex);
+    return index === undefined ? undefined : this.deriveVtxoKey(index);
+  }
+
+  /** Whether `pubkey` is one of the wallet's handed-out VTXO keys. */
+  isOwnPubkey(pubkey: Uint8Array | string): boolean {
+    return this.byPubkey.has(typeof pubkey === "string" ? pubkey.toLowerCase() : toHex(pubkey));
+  }
+
+  /** Every handed-out VTXO public key (hex). */
+  ownPubkeys(): string[] {
+    return [...this.byPubkey.keys()];
+  }
+}

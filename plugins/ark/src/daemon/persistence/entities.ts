@@ -1,0 +1,77 @@
+import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
+import { defineMigration } from "@tender/core";
+
+/** A row of `ark_vtxo`: one VTXO the wallet holds or held, with its wallet state. */
+@Entity({ tableName: "ark_vtxo" })
+export class ArkVtxoRow {
+  /** `txid:vout`. */
+  @PrimaryKey({ type: "string", length: 80 })
+  id!: string;
+
+  /** The full VTXO encoding (hex). */
+  @Property({ type: "text" })
+  encoded!: string;
+
+  @Property({ type: "bigint", fieldName: "amount_sat" })
+  amountSat!: bigint;
+
+  @Property({ type: "integer", fieldName: "expiry_height" })
+  expiryHeight!: number;
+
+  /** `spendable`, `locked`, `spent` or `exited`. */
+  @Property({ type: "string", length: 16 })
+  state!: string;
+
+  /** The action holding the lock while `state` is `locked`. */
+  @Property({ type: "string", length: 64, nullable: true, fieldName: "locked_by" })
+  lockedBy: string | null = null;
+
+  @Property({ type: "bigint", fieldName: "created_at_ms" })
+  createdAtMs!: bigint;
+
+  @Property({ type: "bigint", fieldName: "updated_at_ms" })
+  updatedAtMs!: bigint;
+}
+
+/** A row of `ark_key`: a VTXO key index the wallet has handed out, with its public key. */
+@Entity({ tableName: "ark_key" })
+export class ArkKeyRow {
+  @PrimaryKey({ type: "integer", autoincrement: false, fieldName: "key_index" })
+  keyIndex!: number;
+
+  /** 33-byte compressed public key, hex. */
+  @Property({ type: "string", length: 66 })
+  pubkey!: string;
+}
+
+/** The single row (id 1) of `ark_state`: pinned server keys and the mailbox checkpoint. */
+@Entity({ tableName: "ark_state" })
+export class ArkStateRow {
+  @PrimaryKey({ type: "integer", autoincrement: false })
+  id: number = 1;
+
+  @Property({ type: "string", length: 66, nullable: true, fieldName: "server_pubkey" })
+  serverPubkey: string | null = null;
+
+  @Property({ type: "string", length: 66, nullable: true, fieldName: "mailbox_pubkey" })
+  mailboxPubkey: string | null = null;
+
+  @Property({ type: "bigint", fieldName: "mailbox_checkpoint" })
+  mailboxCheckpoint: bigint = 0n;
+}
+
+/** Creates the Ark daemon's tables (same SQL on SQLite and PostgreSQL). */
+export const arkInitMigration = defineMigration({
+  name: "ark_0001_daemon",
+  up: () => [
+    "create table ark_vtxo (id varchar(80) not null primary key, encoded text not null, amount_sat bigint not null, expiry_height integer not null, " +
+      "state varchar(16) not null, locked_by varchar(64) null, created_at_ms bigint not null, updated_at_ms bigint not null)",
+    "create index ark_vtxo_state on ark_vtxo (state)",
+    "create table ark_key (key_index integer not null primary key, pubkey varchar(66) not null unique)",
+    "create table ark_state (id integer not null primary key, server_pubkey varchar(66) null, mailbox_pubkey varchar(66) null, mailbox_checkpoint bigint not null default 0)",
+    "insert into ark_state (id, server_pubkey, mailbox_pubkey, mailbox_checkpoint) values (1, null, null, 0)",
+  ],
+});
+
+/** Every entity of the Ark daemon plugin. */
+export const ARK_ENTITIES = [ArkVtxoRow, ArkKeyRow, ArkStateRow];
