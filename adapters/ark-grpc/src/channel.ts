@@ -28,6 +28,12 @@ export interface ServerChannelOptions {
   readonly channelOptions?: grpc.ChannelOptions | undefined;
   /** TLS roots for https servers (default: the platform store). */
   readonly rootCerts?: Buffer | undefined;
+  /**
+   * Called when an established connection goes away (READY → any other state), even if grpc-js
+   * reconnects by itself: whoever answers next may be another server, so its identity must be
+   * checked again.
+   */
+  readonly onConnectionLost?: (() => void) | undefined;
 }
 
 /** The lazily opened, droppable channel to one server. */
@@ -85,8 +91,23 @@ export class ServerChannel {
       const { target } = this.opts;
       const creds = target.tls ? grpc.credentials.createSsl(this.opts.rootCerts ?? null) : grpc.credentials.createInsecure();
       this.client = new grpc.Client(target.address, creds, { ...DEFAULT_CHANNEL_OPTIONS, ...this.opts.channelOptions });
+      this.watch(this.client);
     }
     return this.client;
+  }
+
+  private watch(client: grpc.Client): void {
+    const channel = client.getChannel();
+    const next = (prev: grpc.connectivityState): void => {
+      channel.watchConnectivityState(prev, Infinity, () => {
+        if (this.client !== client) return;
+        const now = channel.getConnectivityState(false);
+        if (now === grpc.connectivityState.SHUTDOWN) return;
+        if (prev === grpc.connectivityState.READY && now !== grpc.connectivityState.READY) this.opts.onConnectionLost?.();
+        next(now);
+      });
+    };
+    next(channel.getConnectivityState(false));
   }
 
   private metadata(pver: number | undefined): grpc.Metadata {

@@ -19,7 +19,7 @@ import { MailboxServiceService, MailboxRequest } from "./gen/mailbox_server.js";
 import { Empty } from "./gen/core.js";
 import { checkPinnedKeys, type NetworkName, type PinnedServerKeys, validateArkInfo } from "./ark-info.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
-import { ArkClientClosedError, ArkClientError, ArkServerCancelledError, ArkServerError, ArkServerInternalError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
+import { ArkClientClosedError, ArkClientError, ArkServerConnectionLostError, ArkServerCancelledError, ArkServerError, ArkServerInternalError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
 import { ServerChannel } from "./channel.js";
 import { CLIENT_PROTOCOL_VERSIONS, isValidUserAgent, negotiateProtocolVersion, type VersionRange } from "./metadata.js";
 import type { ArkService, MailboxService, MethodDef, RequestOf, ResponseOf, StreamMethod, UnaryMethod } from "./service-types.js";
@@ -98,7 +98,17 @@ export class ArkServerClient {
     this.target = parseServerUrl(opts.url);
     const userAgent = opts.userAgent ?? `tender/${TENDER_VERSION}`;
     if (!isValidUserAgent(userAgent)) throw new ArkServerUrlError(opts.url, `invalid user agent ${JSON.stringify(userAgent)} (expected <name>/<version>)`);
-    this.channel = new ServerChannel({ target: this.target, userAgent, channelOptions: opts.channelOptions, rootCerts: opts.rootCerts });
+    this.channel = new ServerChannel({
+      target: this.target,
+      userAgent,
+      channelOptions: opts.channelOptions,
+      rootCerts: opts.rootCerts,
+      onConnectionLost: () => {
+        if (!this.session) return;
+        this.opts.logger?.debug(`connection to Ark server ${this.target.address} lost`);
+        this.markDisconnected(new ArkServerConnectionLostError(this.target.address), false);
+      },
+    });
     this.pinned = opts.pinnedKeys;
   }
 

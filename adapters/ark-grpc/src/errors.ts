@@ -73,6 +73,16 @@ export class DifferentServerError extends ArkClientError {
 /** `GetArkInfo` answered something the wallet must not use (network mismatch, missing fees, bad deltas…). */
 export class InvalidArkInfoError extends ArkClientError {}
 
+/**
+ * The established connection to the server went away. The next call or heartbeat reconnects and
+ * checks the server's identity again (whoever answers may be another server).
+ */
+export class ArkServerConnectionLostError extends ArkClientError {
+  constructor(readonly address: string) {
+    super(`connection to Ark server ${address} lost`);
+  }
+}
+
 /** A call was made while the client is closed. */
 export class ArkClientClosedError extends ArkClientError {
   constructor() {

@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import {
   ArkServerClient,
+  ArkServerConnectionLostError,
   ArkServerUnavailableError,
   MailboxPubkeyChangedError,
   MAILBOX_PUBKEY_CHANGED_MESSAGE,
@@ -8,7 +9,7 @@ import {
   ServerPubkeyChangedError,
   SERVER_PUBKEY_CHANGED_MESSAGE,
 } from "../src/index.js";
-import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo } from "./fake-server.js";
+import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo, until } from "./fake-server.js";
 
 const OTHER_KEY = new Uint8Array([0x02, ...new Array<number>(32).fill(0x55)]);
 
@@ -61,6 +62,20 @@ describe("ark-grpc server identity pinning (flows §1.4)", () => {
     const err = await client.connect().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(MailboxPubkeyChangedError);
     expect((err as Error).message).to.equal(MAILBOX_PUBKEY_CHANGED_MESSAGE);
+  });
+
+  it("checks the identity again when a live channel silently reconnects to a restarted server", async () => {
+    server = await new FakeArkServer().start();
+    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    await client.connect();
+    server.handlers = { ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } };
+    await server.restart(); // no call failed: only the channel noticed
+    await until(() => !client!.connected);
+    expect(client.lastError).to.be.instanceOf(ArkServerConnectionLostError);
+    expect(await client.heartbeat()).to.equal(false);
+    expect(client.lastError).to.be.instanceOf(ServerPubkeyChangedError);
+    expect(await client.ark("getOffboardFeeRate", {}).catch((e: unknown) => e)).to.be.instanceOf(ServerPubkeyChangedError);
+    expect(server.callsTo("GetOffboardFeeRate")).to.have.length(0);
   });
 
   it("keeps the first pinned key across reconnections: a server replaced by another one is refused", async () => {
