@@ -7,7 +7,7 @@ import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 /** The daemon with the on-chain rail; background sync off so each test drives sync itself. */
 const CONFIG = {
   plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-bitcoin", "@tender/plugin-onchain"],
-  pluginConfig: { onchain: { rebroadcastGraceMs: 1_500, syncIntervalMs: 3_600_000 } },
+  pluginConfig: { onchain: { rebroadcastGraceMs: 1_500, syncIntervalMs: 3_600_000 }, bitcoin: { retryAttempts: 2 } },
 };
 const EXTERNAL = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080";
 const MAINNET_ADDRESS = "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr";
@@ -170,6 +170,37 @@ describe("on-chain wallet over HTTP on the devnet (rest-api.md §3.2, §3.5, §3
     const txs = await get<TxInfo[]>("/api/v1/onchain/transactions");
     expect(txs.map((t) => t.txid)).to.deep.equal([fundTxid, txid]);
     expect(d.stderr()).to.match(/chain source: http:\/\/127\.0\.0\.1:\d+ \(wallet birthday \d+\)/);
+  });
+
+  it("answers 500 on sync and tip when the chain source goes down, while balance, utxos, transactions and fee rates still answer from memory", async () => {
+    const lonely = await startDevnet({ seed: "onchain-e2e-down", premineBlocks: 1 });
+    try {
+      expect((await d.api("POST", "/api/v1/wallet/create", { body: wallet(lonely.esploraUrl) })).status).to.equal(200);
+      await sync();
+    } finally {
+      await lonely.stop();
+    }
+    const synced = await d.api("POST", "/api/v1/onchain/sync");
+    expect(synced.status).to.equal(500);
+    expect((synced.json as { message: string }).message).to.contain("is unavailable");
+    expect((await d.api("GET", "/api/v1/bitcoin/tip")).status).to.equal(500);
+    const send = await d.api("POST", "/api/v1/onchain/send", { body: { destination: EXTERNAL, amount_sat: 1_000 } });
+    expect(send.status).to.equal(400); // nothing to spend: refused before any network call
+    expect(await get<Balance>("/api/v1/onchain/balance")).to.include({ total_sat: 0 });
+    expect(await get<Utxo[]>("/api/v1/onchain/utxos")).to.deep.equal([]);
+    expect(await get<TxInfo[]>("/api/v1/onchain/transactions")).to.deep.equal([]);
+    expect((await d.api("GET", "/api/v1/fees/onchain")).status).to.equal(200);
+  });
+
+  it("re-opens the on-chain wallet for a wallet created again after a delete, from index 0 of the same seed", async () => {
+    const body = { ...wallet(devnet.esploraUrl), mnemonic: "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about", birthday_height: 0 };
+    const { fingerprint } = (await d.api("POST", "/api/v1/wallet/create", { body })).json as { fingerprint: string };
+    const first = await post<{ address: string }>("/api/v1/onchain/addresses/next");
+    expect(first.address).to.equal("bcrt1p8wpt9v4frpf3tkn0srd97pksgsxc5hs52lafxwru9kgeephvs7rqjeprhg");
+    expect((await d.api("DELETE", "/api/v1/wallet", { body: { dangerous: true, fingerprint } })).status).to.equal(200);
+    expect((await d.api("GET", "/api/v1/onchain/balance")).status).to.equal(422);
+    expect((await d.api("POST", "/api/v1/wallet/create", { body })).status).to.equal(200);
+    expect(await post<{ address: string }>("/api/v1/onchain/addresses/next")).to.deep.equal(first);
   });
 
   it("keeps addresses and transactions across a daemon restart", async () => {

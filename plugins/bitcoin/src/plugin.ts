@@ -14,6 +14,8 @@ export const WalletChainToken: InjectionToken<WalletChain> = Symbol.for("tender.
 interface BitcoinPluginConfig {
   /** Per-request timeout of the wallet's chain source. */
   timeoutMs?: number;
+  /** Attempts per call of the wallet's chain source when it is unreachable. Default 4. */
+  retryAttempts?: number;
   /** Timeout of the connection test at wallet creation. Default 5 s. */
   creationCheckTimeoutMs?: number;
 }
@@ -58,6 +60,7 @@ export const bitcoinPlugin = definePlugin({
         const birthday = await readBirthday(db);
         const source = chainSourceFromConfig(keys.config, wallet.network, {
           ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
+          ...(settings.retryAttempts !== undefined ? { retry: { ...DEFAULT_RETRY_POLICY, attempts: Math.max(1, settings.retryAttempts) } } : {}),
           ...(birthday !== undefined ? { scanStartHeight: birthday } : {}),
         });
         ctx.logger.info(`chain source: ${source.label}${birthday !== undefined ? ` (wallet birthday ${birthday})` : ""}`);
