@@ -41,6 +41,22 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
     expect(client.connected).to.equal(true);
   });
 
+  it("sends its software version in the handshake and a custom user agent when configured", async () => {
+    const versions: (string | undefined)[] = [];
+    server = await new FakeArkServer({
+      ark: {
+        handshake: (call, cb) => {
+          versions.push(call.request.barkVersion);
+          cb(null, HandshakeResponse.create({ minProtocolVersion: 4n, maxProtocolVersion: 5n }));
+        },
+      },
+    }).start();
+    client = new ArkServerClient({ url: server.url, network: "regtest", userAgent: "my-app/2.1.0", clientVersion: "my-app 2.1.0" });
+    await client.connect();
+    expect(versions).to.deep.equal(["my-app 2.1.0"]);
+    expect(server.calls.map((c) => c.userAgent)).to.deep.equal(["my-app/2.1.0", "my-app/2.1.0"]);
+  });
+
   it("negotiates min(client max, server max): 5 against a 4..5 server, refuses ranges that do not meet", () => {
     expect(negotiateProtocolVersion({ min: 5, max: 5 }, { min: 4, max: 5 })).to.equal(5);
     expect(negotiateProtocolVersion({ min: 4, max: 5 }, { min: 1, max: 4 })).to.equal(4);
