@@ -1,0 +1,180 @@
+/**
+ * The board lifecycle (flows §4.2, client side) as a crash-safe kernel action:
+ *
+ * | step | talks to | does | next |
+ * |---|---|---|---|
+ * | `fund` | chain (tip), wallet | checks the amount, derives the VTXO key, builds and signs the funding tx (not broadcast) | `cosign` |
+ * | `cosign` | server | MuSig2 on the board exit tx (`RequestBoardCosign`), builds the signed VTXO | `record` |
+ * | `record` | database | `bark.board` movement (pending) and the VTXO stored locked | `broadcast` |
+ * | `broadcast` | chain | broadcasts the funding tx (a refusal fails the board) | `confirming` |
+ * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend | `register` |
+ * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, movement successful | done |
+ *
+ * Every step can run twice after a crash: keys and funding are re-made only when their step did
+ * not finish (nothing was sent yet), the movement is looked up by its anchor before it is
+ * created, the VTXO store is idempotent, and a broadcast of a known transaction is skipped.
+ */
+import { ChainSourceRejectedError, type ActionDefinition, type ActionStep, type Logger, type StepOutcome } from "@tender/core";
+import {
+  boardFundingTaproot, boardVtxo, buildBoardExit, decodeVtxo, encodeOutPoint, encodeVtxo, fromHex, musigCompleteCosign, musigNonceGen,
+  musigTweakedKey, reverseBytes, toHex, vtxoIdString,
+} from "@tender/plugin-ark/protocol";
+import { checkBoardAmount, splitBoard } from "./board-amounts.js";
+import type { BoardPorts } from "./board-ports.js";
+import { BOARD_ACTION_KIND, need, type BoardState } from "./board-state.js";
+
+/** Timing of the background steps. */
+export interface BoardTiming {
+  /** Pause between checks of an unconfirmed funding tx (and between registration retries). */
+  readonly pollMs: number;
+}
+
+type Outcome = StepOutcome<BoardState>;
+
+const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+/** The funding inputs of every other unfinished board, so two boards never pick the same coin. */
+export type ReservedCoins = (exceptActionId: string) => Promise<Set<string>>;
+
+/** Builds the board action definition over the given ports. */
+export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming): ActionDefinition<BoardState> {
+  const { server, keys, vtxos, wallet, chain, movements } = ports;
+
+  const fail = async (s: BoardState, reason: string): Promise<Outcome> => {
+    if (s.vtxoId !== undefined) await vtxos.markSpent(s.vtxoId);
+    if (s.movementId !== undefined) await movements.finish(s.movementId, "failed");
+    logger.warn(`board ${s.fundingTxid ?? ""} failed: ${reason}`);
+    return { failed: reason, state: { ...s, failure: reason } };
+  };
+
+  const fund: ActionStep<BoardState> = async (s, ctx) => {
+    try {
+      return await fundOnce(s, ctx.id);
+    } catch (e) {
+      // Nothing was signed by the server nor broadcast: a refusal or an outage ends the board here.
+      return fail(s, errorText(e));
+    }
+  };
+
+  const fundOnce = async (s: BoardState, id: string): Promise<Outcome> => {
+    const info = await server.info();
+    if (s.mode === "amount") checkBoardAmount(info, BigInt(need(s.requestedSat, "requestedSat")));
+    const tip = await chain.tipHeight();
+    const userPubkey = await keys.nextVtxoKey();
+    const expiryHeight = tip + info.vtxoLifetime;
+    const script = boardFundingTaproot({ userPubkey, serverPubkey: info.serverPubkey, expiryHeight }).scriptPubKey;
+    const funding = await wallet.buildFunding(script, s.mode === "all" ? "all" : BigInt(s.requestedSat!), await reserved(id));
+    const split = s.mode === "all" ? checkBoardAmount(info, funding.amountSat) : splitBoard(info, funding.amountSat);
+    return {
+      next: "cosign",
+      state: {
+        ...s,
+        userPubkey: toHex(userPubkey), serverPubkey: toHex(info.serverPubkey), expiryHeight, exitDelta: info.vtxoExitDelta,
+        amountSat: String(split.amountSat), boardFeeSat: String(split.feeSat), vtxoSat: String(split.vtxoSat),
+        fundingTxid: funding.txid, fundingTxHex: funding.hex, fundingVout: funding.vout, onchainFeeSat: String(funding.onchainFeeSat),
+        fundingInputs: [...funding.inputs],
+      },
+    };
+  };
+
+  const cosign: ActionStep<BoardState> = async (s) => {
+    const userPubkey = fromHex(need(s.userPubkey, "userPubkey"));
+    const serverPubkey = fromHex(need(s.serverPubkey, "serverPubkey"));
+    const outpoint = { txid: reverseBytes(fromHex(need(s.fundingTxid, "fundingTxid"))), vout: need(s.fundingVout, "fundingVout") };
+    const amount = BigInt(need(s.amountSat, "amountSat"));
+    const board = buildBoardExit(
+      { userPubkey, serverPubkey, expiryHeight: need(s.expiryHeight, "expiryHeight"), exitDelta: need(s.exitDelta, "exitDelta") },
+      outpoint, amount, BigInt(need(s.boardFeeSat, "boardFeeSat")),
+    );
+    const secretKey = await keys.secretKeyFor(userPubkey);
+    const nonce = musigNonceGen({ pubkey: userPubkey, secretKey, aggregateKey: musigTweakedKey([userPubkey, serverPubkey], board.tweak), message: board.sighash });
+    let response;
+    try {
+      response = await server.requestBoardCosign({
+        amountSat: amount, utxo: encodeOutPoint(outpoint), expiryHeight: board.params.expiryHeight, userPubkey,
+        pubNonce: nonce.pubNonce, fundingTx: fromHex(need(s.fundingTxHex, "fundingTxHex")),
+      });
+    } catch (e) {
+      // Nothing was broadcast or stored: the board simply did not happen.
+      return fail(s, `the Ark server refused to cosign the board: ${errorText(e)}`);
+    }
+    let signature;
+    try {
+      signature = musigCompleteCosign({ secretKey, pubkey: userPubkey, nonce, otherPubkey: serverPubkey, response, message: board.sighash, tweak: board.tweak });
+    } catch (e) {
+      return fail(s, `the Ark server's board signature is invalid: ${errorText(e)}`);
+    }
+    const vtxo = boardVtxo(board, signature);
+    return { next: "record", state: { ...s, vtxoHex: toHex(encodeVtxo(vtxo)), vtxoId: vtxoIdString(vtxo) } };
+  };
+
+  const record: ActionStep<BoardState> = async (s, { id }) => {
+    const anchor = `${need(s.fundingTxid, "fundingTxid")}:${need(s.fundingVout, "fundingVout")}`;
+    const vtxo = decodeVtxo(fromHex(need(s.vtxoHex, "vtxoHex")));
+    await vtxos.storeLocked(vtxo, id);
+    const movementId = (await movements.findByAnchor(anchor)) ?? (await movements.create({
+      chainAnchor: anchor, onchainFeeSat: BigInt(need(s.onchainFeeSat, "onchainFeeSat")), amountSat: BigInt(need(s.amountSat, "amountSat")),
+      vtxoAmountSat: vtxo.amount, boardFeeSat: BigInt(need(s.boardFeeSat, "boardFeeSat")), vtxoId: need(s.vtxoId, "vtxoId"),
+    }));
+    return { next: "broadcast", state: { ...s, movementId } };
+  };
+
+  const broadcast: ActionStep<BoardState> = async (s) => {
+    const txid = need(s.fundingTxid, "fundingTxid");
+    if ((await chain.txStatus(txid)) === null) {
+      try {
+        await chain.broadcast(need(s.fundingTxHex, "fundingTxHex"));
+      } catch (e) {
+        if (e instanceof ChainSourceRejectedError) return fail(s, `Failed to broadcast the board funding transaction: ${e.reason}`);
+        throw e;
+      }
+    }
+    await wallet.noteBroadcast(txid).catch((e: unknown) => logger.warn(`on-chain wallet did not take note of board funding ${txid}: ${errorText(e)}`));
+    return { next: "confirming", state: s };
+  };
+
+  const confirming: ActionStep<BoardState> = async (s) => {
+    const txid = need(s.fundingTxid, "fundingTxid");
+    const status = await chain.txStatus(txid);
+    if (status?.confirmed) {
+      const info = await server.info();
+      const confs = (await chain.tipHeight()) - status.block.height + 1;
+      return confs >= info.requiredBoardConfirmations ? { next: "register", state: s } : { waitMs: timing.pollMs };
+    }
+    if (status) return { waitMs: timing.pollMs };
+    // Missing from mempool and chain: double-spent, or dropped.
+    let undecided = false;
+    for (const input of need(s.fundingInputs, "fundingInputs")) {
+      const [prevTxid, vout] = input.split(":");
+      const spend = await chain.outspend(prevTxid!, Number(vout));
+      if (!spend.spent || spend.txid === txid) continue;
+      if (spend.status.confirmed) return fail(s, `board funding input ${input} was double-spent by confirmed transaction ${spend.txid}`);
+      undecided = true;
+    }
+    if (undecided) return { waitMs: timing.pollMs };
+    try {
+      await chain.broadcast(need(s.fundingTxHex, "fundingTxHex"));
+      logger.info(`re-broadcast board funding tx ${txid}`);
+    } catch (e) {
+      logger.warn(`re-broadcast of board funding tx ${txid} failed: ${errorText(e)}`);
+    }
+    return { waitMs: timing.pollMs };
+  };
+
+  const register: ActionStep<BoardState> = async (s) => {
+    const status = await chain.txStatus(need(s.fundingTxid, "fundingTxid"));
+    if (!status?.confirmed) return { next: "confirming", state: s };
+    try {
+      await server.registerBoardVtxo(fromHex(need(s.vtxoHex, "vtxoHex")));
+    } catch (e) {
+      // The funds are on-chain in the board output: never give up, retry on later drives.
+      logger.warn(`board ${s.vtxoId} registration failed, will retry: ${errorText(e)}`);
+      return { waitMs: timing.pollMs };
+    }
+    await vtxos.markSpendable(need(s.vtxoId, "vtxoId"));
+    await movements.finish(need(s.movementId, "movementId"), "successful");
+    return { done: true, state: s };
+  };
+
+  return { kind: BOARD_ACTION_KIND, firstStep: "fund", steps: { fund, cosign, record, broadcast, confirming, register } };
+}

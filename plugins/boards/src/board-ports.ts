@@ -1,0 +1,113 @@
+/**
+ * What the board action needs from the rest of the daemon, as small interfaces ("ports"). The
+ * plugin wires them to the Ark rail's services, the on-chain wallet, the chain source and the
+ * movement store; the unit tests wire fakes. Amounts are integer sats (`bigint`); txids are
+ * display-order hex.
+ */
+import type { BoardFeeParams, Vtxo } from "@tender/plugin-ark/protocol";
+import type { OutputSpend, TxStatus } from "@tender/core";
+
+/** The `ArkInfo` fields a board depends on. */
+export interface BoardServerInfo {
+  /** Server cosign key (33 bytes). */
+  readonly serverPubkey: Uint8Array;
+  /** Blocks a board VTXO lives (`vtxo_lifetime`). */
+  readonly vtxoLifetime: number;
+  readonly vtxoExitDelta: number;
+  readonly minBoardAmountSat: bigint;
+  /** Largest VTXO the server creates; undefined = unlimited. */
+  readonly maxVtxoAmountSat: bigint | undefined;
+  readonly requiredBoardConfirmations: number;
+  readonly boardFees: BoardFeeParams;
+}
+
+/** `RequestBoardCosign` as plain data (flows §4.2 step 6). */
+export interface BoardCosignCall {
+  readonly amountSat: bigint;
+  /** The funding outpoint, 36 bytes (txid in internal order, vout LE). */
+  readonly utxo: Uint8Array;
+  readonly expiryHeight: number;
+  readonly userPubkey: Uint8Array;
+  readonly pubNonce: Uint8Array;
+  /** The funding transaction, consensus-serialized. */
+  readonly fundingTx: Uint8Array;
+}
+
+/** The Ark server, as boards use it. */
+export interface BoardServer {
+  info(): Promise<BoardServerInfo>;
+  requestBoardCosign(call: BoardCosignCall): Promise<{ pubNonce: Uint8Array; partialSig: Uint8Array }>;
+  /** `RegisterBoardVtxo` (idempotent on the server). */
+  registerBoardVtxo(vtxo: Uint8Array): Promise<void>;
+}
+
+/** The wallet's VTXO keys. */
+export interface BoardKeys {
+  /** Derives (and persists the use of) the next VTXO key. */
+  nextVtxoKey(): Promise<Uint8Array>;
+  /** The secret key of a VTXO key this wallet derived. */
+  secretKeyFor(pubkey: Uint8Array): Promise<Uint8Array>;
+}
+
+/** Where the wallet keeps its VTXOs. Every call is idempotent. */
+export interface BoardVtxoStore {
+  /** Stores the board VTXO as locked by the board action (not spendable, counts as pending board). */
+  storeLocked(vtxo: Vtxo, actionId: string): Promise<void>;
+  /** The board is registered: the VTXO becomes spendable. */
+  markSpendable(vtxoId: string): Promise<void>;
+  /** The board failed (funding double-spent): the VTXO will never exist. */
+  markSpent(vtxoId: string): Promise<void>;
+}
+
+/** A signed funding transaction, not yet broadcast. */
+export interface FundingTx {
+  readonly txid: string;
+  readonly hex: string;
+  /** Index of the board output. */
+  readonly vout: number;
+  /** Value of the board output (the board amount A). */
+  readonly amountSat: bigint;
+  readonly onchainFeeSat: bigint;
+  /** The wallet coins it spends, `txid:vout`. */
+  readonly inputs: readonly string[];
+}
+
+/** The on-chain wallet, as boards use it. */
+export interface FundingWallet {
+  /**
+   * Builds and signs (without broadcasting) a transaction paying `amountSat` (or, with `"all"`,
+   * every spendable coin minus the fee) to `script`, never spending the coins in `exclude`.
+   * Throws a {@link BoardRefusedError} for insufficient funds.
+   */
+  buildFunding(script: Uint8Array, amountSat: bigint | "all", exclude: ReadonlySet<string>): Promise<FundingTx>;
+  /** Tells the wallet a funding tx was broadcast, so its coins are no longer offered (best effort). */
+  noteBroadcast(txid: string): Promise<void>;
+}
+
+/** The chain source, as boards use it. */
+export interface BoardChain {
+  tipHeight(): Promise<number>;
+  /** `null` when the chain source knows no such transaction (neither mempool nor chain). */
+  txStatus(txid: string): Promise<TxStatus | null>;
+  outspend(txid: string, vout: number): Promise<OutputSpend>;
+  /** Broadcasts; throws `ChainSourceRejectedError` when refused. */
+  broadcast(hex: string): Promise<void>;
+}
+
+/** The board's `bark.board` movement. */
+export interface BoardMovements {
+  /** The id of the board movement anchored at `chainAnchor` (`txid:vout`), if one was recorded. */
+  findByAnchor(chainAnchor: string): Promise<number | undefined>;
+  create(m: { chainAnchor: string; onchainFeeSat: bigint; amountSat: bigint; vtxoAmountSat: bigint; boardFeeSat: bigint; vtxoId: string }): Promise<number>;
+  finish(id: number, status: "successful" | "failed"): Promise<void>;
+}
+
+/** Everything the board action talks to. */
+export interface BoardPorts {
+  readonly server: BoardServer;
+  readonly keys: BoardKeys;
+  readonly vtxos: BoardVtxoStore;
+  readonly wallet: FundingWallet;
+  readonly chain: BoardChain;
+  readonly movements: BoardMovements;
+}

@@ -1,0 +1,73 @@
+/**
+ * Starting boards and listing the pending ones: what the routes and other plugins (balance,
+ * sync) call. Wraps the kernel's {@link ActionEngine} for the `boards.board` action.
+ */
+import type { ActionEngine, ActionStatus } from "@tender/core";
+import { checkBoardAmount } from "./board-amounts.js";
+import type { BoardServer } from "./board-ports.js";
+import { BOARD_ACTION_KIND, isPendingBoard, need, type BoardState } from "./board-state.js";
+import { BoardRefusedError } from "./errors.js";
+
+/** barkd's `PendingBoardInfo` (rest-api §4.10). */
+export interface PendingBoardInfo {
+  funding_tx: { txid: string; tx: string };
+  vtxos: string[];
+  amount_sat: number;
+  movement_id: number;
+}
+
+/** The wallet's boards. */
+export class BoardService {
+  constructor(
+    private readonly engine: ActionEngine,
+    private readonly server: BoardServer,
+  ) {}
+
+  /**
+   * Boards `amountSat` of the on-chain wallet (or everything with `"all"`): runs the board action
+   * until its funding tx is broadcast. Throws {@link BoardRefusedError} (500) when refused, with
+   * nothing broadcast.
+   */
+  async board(amountSat: bigint | "all"): Promise<PendingBoardInfo> {
+    if (amountSat !== "all") checkBoardAmount(await this.server.info(), amountSat);
+    const state: BoardState = amountSat === "all" ? { mode: "all" } : { mode: "amount", requestedSat: String(amountSat) };
+    const status = await this.engine.start<BoardState>(BOARD_ACTION_KIND, state);
+    if (status.step === "failed") throw new BoardRefusedError(status.error ?? status.state.failure ?? "board failed");
+    return pendingInfo(status.state);
+  }
+
+  /** Boards not yet registered with the server (oldest first). */
+  async pending(): Promise<PendingBoardInfo[]> {
+    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).map((a) => pendingInfo(a.state));
+  }
+
+  /** Sum of the pending boards' VTXO values (`pending_board_sat` of the balance). */
+  async pendingBoardSat(): Promise<bigint> {
+    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).reduce((t, a) => t + BigInt(need(a.state.vtxoSat, "vtxoSat")), 0n);
+  }
+
+  /** Drives every pending board once now (the wallet's sync). */
+  async syncPending(): Promise<void> {
+    for (const a of await this.unfinished()) await this.engine.drive(a.id);
+  }
+
+  /** Coins spent by the funding txs of unfinished boards other than `exceptId`. */
+  async reservedCoins(exceptId: string): Promise<Set<string>> {
+    const coins = new Set<string>();
+    for (const a of await this.unfinished()) if (a.id !== exceptId) for (const c of a.state.fundingInputs ?? []) coins.add(c);
+    return coins;
+  }
+
+  private unfinished(): Promise<ActionStatus<BoardState>[]> {
+    return this.engine.unfinished<BoardState>(BOARD_ACTION_KIND);
+  }
+}
+
+function pendingInfo(s: BoardState): PendingBoardInfo {
+  return {
+    funding_tx: { txid: need(s.fundingTxid, "fundingTxid"), tx: need(s.fundingTxHex, "fundingTxHex") },
+    vtxos: [need(s.vtxoId, "vtxoId")],
+    amount_sat: Number(need(s.vtxoSat, "vtxoSat")),
+    movement_id: need(s.movementId, "movementId"),
+  };
+}

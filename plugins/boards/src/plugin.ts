@@ -1,0 +1,55 @@
+import { ActionEngine, definePlugin } from "@tender/core";
+import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
+import { WalletChainToken } from "@tender/plugin-bitcoin";
+import { MovementStoreToken } from "@tender/plugin-history";
+import { OnchainWalletToken } from "@tender/plugin-onchain";
+import type { InjectionToken } from "tsyringe";
+import { boardAction } from "./board-action.js";
+import type { BoardPorts } from "./board-ports.js";
+import { boardRoutes } from "./board-routes.js";
+import { BoardService } from "./board-service.js";
+import { arkBoardKeys, arkBoardServer, arkBoardVtxos } from "./wiring/ark-services.js";
+import { sourceBoardChain } from "./wiring/chain.js";
+import { onchainFundingWallet } from "./wiring/funding-wallet.js";
+import { historyBoardMovements } from "./wiring/movements.js";
+
+/** DI token of the wallet's boards: pending boards, `pending_board_sat`, and a sync hook. */
+export const BoardServiceToken: InjectionToken<BoardService> = Symbol.for("tender.boards.BoardService");
+
+/** Settings under `pluginConfig.boards`. */
+interface BoardsPluginConfig {
+  /** Pause between checks of an unconfirmed board and between registration retries. Default 2 s. */
+  pollMs?: number;
+}
+
+/**
+ * The boards plugin: moving on-chain coins onto Ark (flows §4.2). Contributes barkd's
+ * `POST /api/v1/boards/board-amount`, `POST /api/v1/boards/board-all`, `GET /api/v1/boards/pending`
+ * and `GET /api/v1/fees/board`; the crash-safe `boards.board` action (kernel ActionEngine); and
+ * {@link BoardServiceToken}.
+ */
+export const boardsPlugin = definePlugin({
+  name: "boards",
+  version: "0.1.0",
+  dependencies: ["wallet", "bitcoin", "onchain", "history", "ark"],
+  register(ctx) {
+    const settings = ctx.pluginConfig as BoardsPluginConfig;
+    const c = ctx.container;
+    const connection = c.resolve(ArkConnectionToken);
+    const ports: BoardPorts = {
+      server: arkBoardServer(connection),
+      keys: arkBoardKeys(c.resolve(ArkKeysToken)),
+      vtxos: arkBoardVtxos(c.resolve(VtxoStoreToken)),
+      wallet: onchainFundingWallet(c.resolve(OnchainWalletToken)),
+      chain: sourceBoardChain(c.resolve(WalletChainToken)),
+      movements: historyBoardMovements(c.resolve(MovementStoreToken)),
+    };
+    const engine = c.resolve(ActionEngine);
+    const service = new BoardService(engine, ports.server);
+    engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs: settings.pollMs ?? 2_000 }));
+    c.registerInstance(BoardServiceToken, service);
+    for (const r of boardRoutes(() => service, () => ports.server)) ctx.route(r);
+  },
+});
+
+export default boardsPlugin;

@@ -1,0 +1,67 @@
+/**
+ * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
+ */
+import { effectiveVtxoLifetime } from "@tender/ark-grpc";
+import { toHex, vtxoIdString, type Vtxo } from "@tender/plugin-ark/protocol";
+import type { ArkConnection, ArkKeys, VtxoStore } from "@tender/plugin-ark";
+import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
+
+/** {@link BoardServer} over the wallet's Ark server connection. */
+export function arkBoardServer(connection: ArkConnection): BoardServer {
+  return {
+    async info() {
+      const i = await connection.arkInfo();
+      const fees = i.fees?.board;
+      if (!fees) throw new Error("the Ark server announced no board fees");
+      return {
+        serverPubkey: i.serverPubkey, vtxoLifetime: effectiveVtxoLifetime(i), vtxoExitDelta: i.vtxoExitDelta,
+        minBoardAmountSat: i.minBoardAmount, maxVtxoAmountSat: i.maxVtxoAmount, requiredBoardConfirmations: i.requiredBoardConfirmations,
+        boardFees: { minFeeSat: fees.minFeeSat, baseFeeSat: fees.baseFeeSat, ppm: fees.ppm },
+      };
+    },
+    async requestBoardCosign(c) {
+      return connection.client.ark("requestBoardCosign", {
+        amount: c.amountSat, utxo: c.utxo, expiryHeight: c.expiryHeight, userPubkey: c.userPubkey, pubNonce: c.pubNonce, fundingTx: c.fundingTx,
+      });
+    },
+    async registerBoardVtxo(vtxo) {
+      await connection.client.ark("registerBoardVtxo", { boardVtxo: vtxo });
+    },
+  };
+}
+
+/** {@link BoardKeys} over the wallet's Ark keys. */
+export function arkBoardKeys(keys: ArkKeys): BoardKeys {
+  return {
+    nextVtxoKey: async () => (await keys.nextVtxoKey()).publicKey,
+    async secretKeyFor(pubkey) {
+      const k = keys.keyByPubkey(pubkey);
+      if (!k) throw new Error(`VTXO key ${toHex(pubkey)} is not one of the wallet's keys`);
+      return k.secretKey;
+    },
+  };
+}
+
+/**
+ * {@link BoardVtxoStore} over the Ark rail's VTXO store. The store has no "add locked by" call
+ * yet, so the VTXO is added and locked to the action right after (both idempotent; a resumed
+ * `record` step repeats them).
+ */
+export function arkBoardVtxos(store: VtxoStore): BoardVtxoStore {
+  return {
+    async storeLocked(vtxo: Vtxo, actionId: string) {
+      const id = vtxoIdString(vtxo);
+      const existing = await store.get(id);
+      if (existing && existing.state !== "spendable") return;
+      await store.add(vtxo, "spendable");
+      await store.lock([id], actionId);
+    },
+    async markSpendable(vtxoId) {
+      const v = await store.get(vtxoId);
+      if (v?.state === "locked" && v.lockedBy) await store.unlock(v.lockedBy);
+    },
+    async markSpent(vtxoId) {
+      await store.markSpent([vtxoId]);
+    },
+  };
+}
