@@ -14,6 +14,8 @@ export interface SpendTarget {
   readonly extraInputs?: { readonly weight: number; readonly valueSat: bigint; readonly count: number };
   /** Fee the transaction must pay on top of its own size (e.g. a CPFP parent's shortfall). */
   readonly extraFeeSat?: bigint;
+  /** Only accept selections with a change output (a CPFP child has no other output). */
+  readonly requireChange?: boolean;
 }
 
 /** The chosen inputs, the change (0 when none) and the fee. */
@@ -54,6 +56,7 @@ export function selectCoins(candidates: readonly WalletUtxo[], target: SpendTarg
     const feeChange = feeFor(wChange, target.satPerVb) + extraFee;
     const change = total - pay - feeChange;
     if (change >= changeDust) return { inputs: [...chosen], changeSat: change, feeSat: feeChange, weight: wChange };
+    if (target.requireChange) return null;
     const wNo = spendWeight(target, chosen.length, false);
     const feeNo = feeFor(wNo, target.satPerVb) + extraFee;
     if (total - pay >= feeNo) return { inputs: [...chosen], changeSat: 0n, feeSat: total - pay, weight: wNo };
@@ -69,6 +72,7 @@ export function selectCoins(candidates: readonly WalletUtxo[], target: SpendTarg
     const s = trySettle();
     if (s) return s;
   }
-  const needed = pay + feeFor(spendWeight(target, Math.max(1, chosen.length), false), target.satPerVb) + extraFee;
+  const needed = pay + feeFor(spendWeight(target, Math.max(1, chosen.length), !!target.requireChange), target.satPerVb) + extraFee
+    + (target.requireChange ? changeDust : 0n);
   throw new InsufficientFundsError(needed, total);
 }

@@ -48,3 +48,10 @@ export class NoDestinationsError extends BadRequestError {
     super("bad request: no destinations given");
   }
 }
+
+/** The coins a CPFP child needs would make it larger than a TRUC child may be (1000 vB). */
+export class CpfpChildTooLargeError extends Error {
+  constructor(readonly vsize: number) {
+    super(`a CPFP child of ${vsize} vB would exceed the 1000 vB TRUC child limit; consolidate wallet coins first`);
+  }
+}

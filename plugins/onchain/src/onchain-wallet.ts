@@ -2,14 +2,17 @@ import { ChainSourceRejectedError, InternalServerError, withContext, type ChainS
 import { ADDRESS_GAP, REBROADCAST_GRACE_MS, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
 import { destinationScript } from "./destination.js";
-import { DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
+import { CpfpChildTooLargeError, DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
 import { fallbackRates, fetchFeeRates, type OnchainFeeRates } from "./fee-rates.js";
 import type { Bip86Keychain } from "./keychain.js";
 import { Mutex } from "./mutex.js";
 import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
 import { signSpend, type AnchorInput, type SignedSpend } from "./tx-builder.js";
 import { WalletTxGraph, type OnchainBalanceSat, type WalletTxSummary, type WalletUtxo } from "./tx-graph.js";
-import { P2A_INPUT_WEIGHT, P2TR_SCRIPT_LEN, dustLimitSat, feeFor } from "./tx-size.js";
+import { P2A_INPUT_WEIGHT, dustLimitSat, feeFor, vsizeOf } from "./tx-size.js";
+
+/** BIP-431: a child of an unconfirmed TRUC (v3) transaction may be at most 1000 vB. */
+export const TRUC_CHILD_MAX_VSIZE = 1_000;
 
 /** Settings of an {@link OnchainWallet}. */
 export interface OnchainWalletOptions {
@@ -194,9 +197,9 @@ export class OnchainWallet {
       const sel = selectCoins(this.spendableUtxos(true), {
         outputs: [], satPerVb: req.satPerVb, changeScript: change.script,
         extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 },
-        extraFeeSat: parentNeeds > 0n ? parentNeeds : 0n,
+        extraFeeSat: parentNeeds > 0n ? parentNeeds : 0n, requireChange: true,
       });
-      if (sel.changeSat === 0n) throw new InsufficientFundsError(sel.feeSat + dustLimitSat(change.script), sel.inputs.reduce((s, u) => s + u.valueSat, 0n));
+      if (vsizeOf(sel.weight) > TRUC_CHILD_MAX_VSIZE) throw new CpfpChildTooLargeError(vsizeOf(sel.weight));
       await this.revealChange();
       const signed = signSpend({
         inputs: sel.inputs, anchors: [req.anchor], outputs: [{ script: change.script, valueSat: sel.changeSat }], version: req.version ?? 3,

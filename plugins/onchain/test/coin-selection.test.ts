@@ -41,3 +41,24 @@ describe("coin selection", () => {
     expect((err as InsufficientFundsError).status).to.equal(400);
   });
 });
+
+describe("coin selection for a CPFP child (change required)", () => {
+  const anchor = { weight: 165, valueSat: 0n, count: 1 };
+  const target = (requireChange: boolean) => ({ outputs: [], satPerVb: 2, changeScript: P2TR, extraInputs: anchor, requireChange });
+
+  it("keeps adding coins until the change is above dust, where a normal spend would give the excess to the fee", () => {
+    const coins = [utxo(600n, true, 1), utxo(500n, true, 2)];
+    const normal = selectCoins(coins, target(false));
+    expect(normal.inputs).to.have.length(1);
+    expect(normal.changeSat).to.equal(0n);
+    const cpfp = selectCoins(coins, target(true));
+    expect(cpfp.inputs).to.have.length(2);
+    expect(cpfp.changeSat >= 330n).to.equal(true);
+    expect(cpfp.changeSat + cpfp.feeSat).to.equal(1_100n);
+  });
+
+  it("refuses when no selection leaves change above dust", () => {
+    const err = (() => { try { return selectCoins([utxo(600n, true, 1)], target(true)); } catch (e) { return e; } })();
+    expect(err).to.be.instanceOf(InsufficientFundsError);
+  });
+});
