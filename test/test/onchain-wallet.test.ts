@@ -203,6 +203,20 @@ describe("on-chain wallet over HTTP on the devnet (rest-api.md §3.2, §3.5, §3
     expect(await post<{ address: string }>("/api/v1/onchain/addresses/next")).to.deep.equal(first);
   });
 
+  it("reports a coinbase paying the wallet as immature, listed without onchain_fee_sat (unknown)", async () => {
+    expect((await d.api("POST", "/api/v1/wallet/create", { body: wallet(devnet.esploraUrl) })).status).to.equal(200);
+    const { address } = await post<{ address: string }>("/api/v1/onchain/addresses/next");
+    const [hash] = devnet.node.mine(1, address);
+    await sync();
+    const b = await get<Balance>("/api/v1/onchain/balance");
+    expect(b.immature_sat).to.be.above(0);
+    expect(b).to.include({ confirmed_sat: 0, trusted_spendable_sat: 0, total_sat: b.immature_sat });
+    const [tx] = await get<TxInfo[]>("/api/v1/onchain/transactions");
+    expect(tx!.confirmation).to.deep.equal({ height: devnet.node.tipHeight(), hash });
+    expect(tx).to.not.have.property("onchain_fee_sat");
+    expect(tx!.balance_change_sat).to.equal(b.immature_sat);
+  });
+
   it("keeps addresses and transactions across a daemon restart", async () => {
     expect((await d.api("POST", "/api/v1/wallet/create", { body: wallet(devnet.esploraUrl) })).status).to.equal(200);
     const { address } = await post<{ address: string }>("/api/v1/onchain/addresses/next");
