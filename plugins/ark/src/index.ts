@@ -6,9 +6,19 @@
  */
 export * as protocol from "./protocol/index.js";
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./daemon/tokens.js";
+export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken, PendingBoardBalanceToken } from "./daemon/tokens.js";
 export { ArkConnection, NoArkConnectionError, type ArkConnectionTarget } from "./daemon/connection/ark-connection.js";
 export { serverNetworkOf, protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
 export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
 export { ArkVtxoRow, ArkKeyRow, ArkStateRow, arkInitMigration, ARK_ENTITIES } from "./daemon/persistence/entities.js";
+export type { ArkWallet, ArkWalletSettings } from "./daemon/ark-wallet.js";
+export { checkReceivedVtxo, VtxoNotAcceptedError, type AcceptanceContext } from "./daemon/vtxos/received-vtxo.js";
+export { walletVtxoInfo, type WalletVtxoInfoJson } from "./daemon/vtxos/vtxo-json.js";
+export { arkAddressOf } from "./daemon/keys/ark-addresses.js";
+export { mailboxAuthorization } from "./daemon/mailbox/mailbox-authorization.js";
+export { MailboxSync } from "./daemon/mailbox/mailbox-sync.js";
+export { ArkoorSender } from "./daemon/arkoor/arkoor-sender.js";
+export { arkoorSendAction, ARKOOR_SEND_ACTION, type ArkoorSendState } from "./daemon/arkoor/arkoor-send-action.js";
+export { classifySendDestination, SEND_ERRORS } from "./daemon/arkoor/destination.js";
+export { readPinnedKeys, writePinnedKeys, readMailboxCheckpoint, writeMailboxCheckpoint } from "./daemon/connection/server-pins.js";

@@ -1,23 +1,42 @@
-import { Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
+import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
+import { decodeArkAddress } from "../protocol/index.js";
+import type { ArkWallet, ArkWalletSettings } from "./ark-wallet.js";
+import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
+import { ArkoorSender } from "./arkoor/arkoor-sender.js";
 import { ArkConnection } from "./connection/ark-connection.js";
+import { arkServerCreationCheck } from "./connection/creation-check.js";
 import { ArkKeys } from "./keys/ark-keys.js";
+import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, arkInitMigration } from "./persistence/entities.js";
-import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./tokens.js";
+import { walletRoutes } from "./routes/wallet-routes.js";
+import { ArkConnectionToken, ArkKeysToken, PendingBoardBalanceToken, VtxoStoreToken } from "./tokens.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
+/** Settings under `pluginConfig.ark`. */
+interface ArkPluginConfig {
+  /** Heartbeat period (default 1 s). */
+  heartbeatMs?: number;
+  /** Wait before an undelivered arkoor payment is posted again (default 60 s). */
+  deliveryRetryMs?: number;
+}
+
 /**
- * The Ark plugin: the wallet's Ark server connection, Ark keys and addresses, VTXOs, balance,
- * arkoor payments and mailbox delivery. Provides {@link ArkConnectionToken}, {@link ArkKeysToken}
- * and {@link VtxoStoreToken} to other plugins (boards, lightning).
+ * The Ark plugin: the wallet's Ark server connection (creation check pinning the server keys,
+ * heartbeat), Ark keys and addresses, VTXOs and balance, arkoor payments (a persisted action)
+ * and mailbox delivery (background subscription, `sync/mailbox`). Provides
+ * {@link ArkConnectionToken}, {@link ArkKeysToken} and {@link VtxoStoreToken} to other plugins.
  */
 export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "bitcoin", "history"],
   register(ctx) {
+    const cfg = ctx.pluginConfig as ArkPluginConfig;
     const db = ctx.container.resolve(Database);
     const lifecycle = ctx.container.resolve(WalletLifecycleToken);
+    const engine = ctx.container.resolve(ActionEngine);
     const connection = new ArkConnection(db, ctx.logger);
     const keys = new ArkKeys(db);
     const vtxos = new VtxoStore(db);
@@ -26,18 +45,72 @@ export const arkPlugin = definePlugin({
     ctx.container.registerInstance(VtxoStoreToken, vtxos);
     ctx.entities(...ARK_ENTITIES);
     ctx.migrations(arkInitMigration);
+    lifecycle.creationChecks.add("ark-server", arkServerCreationCheck(connection));
+    ctx.container.resolve(PaymentMethodParsersToken).register("ark", (v) => {
+      decodeArkAddress(v.trim());
+      return v.trim().toLowerCase();
+    });
 
-    ctx.events.on(WalletLoaded, async (wallet) => {
+    const settings = (): ArkWalletSettings => {
+      const c = lifecycle.loadedKeys?.config ?? {};
+      const split = Number(c["change_vtxo_split_factor"] ?? 2);
+      return {
+        network: lifecycle.loadedKeys?.network ?? "regtest",
+        changeSplitFactor: Number.isInteger(split) && split >= 1 && split <= 3 ? split : 2,
+        deliveryRetryMs: cfg.deliveryRetryMs ?? 60_000,
+      };
+    };
+    const manualSync = () => {
+      const v = lifecycle.loadedKeys?.config["daemon_manual_sync"];
+      return v === true || v === "true";
+    };
+    const wallet: ArkWallet = {
+      connection, keys, vtxos, settings, logger: ctx.logger,
+      chain: ctx.container.resolve(ChainSourceToken),
+      movements: ctx.container.resolve(MovementStoreToken),
+    };
+    const mailbox = new MailboxSync(wallet, db);
+    const sender = new ArkoorSender(wallet, engine);
+    engine.define(arkoorSendAction(wallet));
+
+    let attached = false;
+    ctx.events.on(WalletLoaded, async (loadedWallet) => {
       const loaded = lifecycle.loadedKeys;
       if (!loaded?.config.server_address) return;
       await keys.attach(loaded.master);
-      await connection.attach({ serverUrl: loaded.config.server_address, walletNetwork: wallet.network });
+      await connection.attach({ serverUrl: loaded.config.server_address, walletNetwork: loadedWallet.network });
+      attached = true;
+      void connection.heartbeat();
     });
     ctx.events.on(WalletUnloaded, () => {
+      attached = false;
+      void mailbox.unsubscribe();
       connection.detach();
       keys.detach();
     });
-    ctx.onStop(() => connection.detach());
+    ctx.onStop(async () => {
+      attached = false;
+      await mailbox.unsubscribe();
+      connection.detach();
+    });
+
+    ctx.task({
+      name: "ark.heartbeat",
+      intervalMs: cfg.heartbeatMs ?? 1_000,
+      run: async () => {
+        if (!attached) return;
+        const up = await connection.heartbeat();
+        // the background mailbox subscription (not in manual-sync mode)
+        if (up && !manualSync() && !mailbox.subscribed) await mailbox.subscribe();
+      },
+    });
+
+    const pendingBoards = () => (ctx.container.isRegistered(PendingBoardBalanceToken) ? ctx.container.resolve(PendingBoardBalanceToken)() : Promise.resolve(0n));
+    const syncAll = async () => {
+      await mailbox.sync().catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
+      await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
+    };
+    for (const r of walletRoutes({ wallet, sender, mailbox, syncAll, pendingBoardSat: pendingBoards })) ctx.route(r);
   },
 });
 

@@ -106,4 +106,32 @@ export class ArkKeys {
   ownPubkeys(): string[] {
     return [...this.byPubkey.keys()];
   }
+
+  /**
+   * Finds the VTXO key of `pubkey` among the first `scanLimit` indexes (restores on a fresh
+   * wallet of the same seed hand out no keys yet) and records it as handed out. Returns it, or
+   * `undefined` when the seed has no such key in that range.
+   */
+  claimKey(pubkey: Uint8Array, scanLimit = 1000): Promise<VtxoKey | undefined> {
+    const known = this.keyByPubkey(pubkey);
+    if (known) return Promise.resolve(known);
+    const run = this.tail.then(async () => {
+      const hex = toHex(pubkey);
+      const branch = this.node().deriveHardened(0);
+      for (let i = 0; i < scanLimit; i++) {
+        if (toHex(branch.derive(i).publicKey) !== hex) continue;
+        const em = this.db.em();
+        if (!(await em.findOne(ArkKeyRow, { keyIndex: i }))) {
+          em.create(ArkKeyRow, { keyIndex: i, pubkey: hex });
+          await em.flush();
+        }
+        this.byPubkey.set(hex, i);
+        this.nextIndex = Math.max(this.nextIndex, i + 1);
+        return this.deriveVtxoKey(i);
+      }
+      return undefined;
+    });
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
 }

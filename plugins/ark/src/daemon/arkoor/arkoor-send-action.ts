@@ -1,0 +1,180 @@
+import { ArkServerRejectedError } from "@tender/ark-grpc";
+import { faultPoint, type ActionDefinition, type StepOutcome } from "@tender/core";
+import {
+  arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, decodeVtxo, encodePolicy,
+  encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
+} from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { VtxoNotSpendableError } from "../vtxos/vtxo-store.js";
+
+/** Kind of the arkoor send action in the kernel's ActionEngine. */
+export const ARKOOR_SEND_ACTION = "ark.arkoor-send";
+
+/** The persisted state of one arkoor payment (JSON: amounts as decimal strings, bytes as hex). */
+export interface ArkoorSendState {
+  address: string;
+  amountSat: string;
+  /** Destination `pubkey` policy key (hex). */
+  recipientPubkey: string;
+  /** Blinded mailbox ids of the address's `ServerMailbox` deliveries (hex). */
+  blindedIds: string[];
+  inputIds: string[];
+  changeKeyIndexes: number[];
+  changeAmounts: string[];
+  movementId: number | null;
+  /** Every signed output VTXO (hex), once the server cosigned. */
+  signed: string[] | null;
+  delivered: boolean;
+}
+
+function isRejection(e: unknown): boolean {
+  return e instanceof ArkServerRejectedError;
+}
+
+function fail(state: ArkoorSendState, e: unknown): StepOutcome<ArkoorSendState> {
+  return { failed: e instanceof Error ? e.message : String(e), state };
+}
+
+async function inputVtxos(w: ArkWallet, s: ArkoorSendState): Promise<Vtxo[]> {
+  const out: Vtxo[] = [];
+  for (const id of s.inputIds) {
+    const v = await w.vtxos.get(id);
+    if (!v) throw new Error(`input VTXO ${id} is missing from the store`);
+    out.push(v.vtxo);
+  }
+  return out;
+}
+
+function outputsOf(s: ArkoorSendState, w: ArkWallet): { amount: bigint; policy: VtxoPolicy }[] {
+  return [
+    { amount: BigInt(s.amountSat), policy: { type: "pubkey", userPubkey: fromHex(s.recipientPubkey) } },
+    ...s.changeAmounts.map((a, i) => ({ amount: BigInt(a), policy: { type: "pubkey", userPubkey: w.keys.deriveVtxoKey(s.changeKeyIndexes[i]!).publicKey } as VtxoPolicy })),
+  ];
+}
+
+function splitSigned(s: ArkoorSendState, w: ArkWallet): { change: Vtxo[]; sent: Vtxo[] } {
+  const changeKeys = new Set(s.changeKeyIndexes.map((i) => toHex(w.keys.deriveVtxoKey(i).publicKey)));
+  const all = (s.signed ?? []).map((h) => decodeVtxo(fromHex(h)));
+  const isChange = (v: Vtxo) => v.policy.type === "pubkey" && changeKeys.has(toHex(v.policy.userPubkey));
+  return { change: all.filter(isChange), sent: all.filter((v) => !isChange(v)) };
+}
+
+/**
+ * The arkoor send (flows §4.3 sender) as a crash-safe action: lock the inputs and open the
+ * movement, register the inputs' chains, get the package cosigned (checkpoints), register every
+ * output, deliver to the address's mailbox, then mark inputs spent and store the change. Each
+ * step is saved before the next talks to the server; a resumed step is idempotent (the server
+ * replays a cosign for the same package, registrations and mailbox posts are idempotent).
+ */
+export function arkoorSendAction(w: ArkWallet): ActionDefinition<ArkoorSendState> {
+  return {
+    kind: ARKOOR_SEND_ACTION,
+    firstStep: "lock",
+    steps: {
+      lock: async (s, { id }) => {
+        try {
+          await w.vtxos.lock(s.inputIds, id);
+        } catch (e) {
+          if (e instanceof VtxoNotSpendableError) return fail(s, e);
+          throw e;
+        }
+        if (s.movementId === null) {
+          const amount = Number(s.amountSat);
+          const m = await w.movements.create({
+            subsystem: { name: "bark.arkoor", kind: "send" },
+            intendedBalanceSat: -amount,
+            effectiveBalanceSat: -amount,
+            offchainFeeSat: 0,
+            sentTo: [{ destination: { type: "ark", value: s.address }, amount_sat: amount }],
+            inputVtxos: s.inputIds,
+          });
+          s = { ...s, movementId: m.id };
+        }
+        faultPoint("ark-send:before-register-inputs");
+        return { next: "registerInputs", state: s };
+      },
+      registerInputs: async (s) => {
+        try {
+          await w.connection.client.ark("registerVtxoTransactions", { vtxos: (await inputVtxos(w, s)).map((v) => encodeVtxo(v)) });
+        } catch (e) {
+          if (isRejection(e)) return fail(s, e);
+          throw e;
+        }
+        faultPoint("ark-send:before-cosign");
+        return { next: "cosign", state: s };
+      },
+      cosign: async (s) => {
+        const inputs = await inputVtxos(w, s);
+        const info = await w.connection.arkInfo();
+        const secretFor = (pk: Uint8Array) => {
+          const k = w.keys.keyByPubkey(pk);
+          if (!k) throw new Error(`no key for ${toHex(pk)}`);
+          return k.secretKey;
+        };
+        let signed: Vtxo[];
+        try {
+          const pkg = buildArkoorPackage(inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined });
+          const nonces = arkoorUserNonces(pkg, secretFor);
+          const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ totalAmount: d.amount, policy: encodePolicy(d.policy) });
+          const parts = pkg.parts.map((part, k) => ({
+            inputVtxoId: vtxoId(part.input),
+            outputs: part.normal.map(enc),
+            isolatedOutputs: part.isolated.map(enc),
+            userPubNonces: nonces[k]!.map((n) => n.pubNonce),
+            useCheckpoint: true,
+            attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
+          }));
+          const res = await w.connection.client.ark("requestArkoorCosign", { parts });
+          const responses = res.parts.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
+          signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
+        } catch (e) {
+          if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
+          throw e;
+        }
+        faultPoint("ark-send:before-register-outputs");
+        return { next: "registerOutputs", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))) } };
+      },
+      registerOutputs: async (s) => {
+        await w.connection.client.ark("registerVtxoTransactions", { vtxos: (s.signed ?? []).map(fromHex) });
+        faultPoint("ark-send:before-deliver");
+        return { next: "deliver", state: s };
+      },
+      deliver: async (s) => {
+        const { sent } = splitSigned(s, w);
+        let delivered = false;
+        let rejected = 0;
+        let lastError: unknown;
+        for (const blindedId of s.blindedIds) {
+          try {
+            await w.connection.client.mailbox("postArkoorMessage", { blindedId: fromHex(blindedId), vtxos: sent.map((v) => encodeVtxo(v)) });
+            delivered = true;
+            break;
+          } catch (e) {
+            lastError = e;
+            if (isRejection(e)) rejected++;
+          }
+        }
+        if (!delivered && rejected < s.blindedIds.length) {
+          w.logger.warn(`arkoor send: delivery failed, retrying later: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+          return { waitMs: w.settings().deliveryRetryMs, state: s };
+        }
+        faultPoint("ark-send:before-finalize");
+        return { next: "finalize", state: { ...s, delivered } };
+      },
+      finalize: async (s) => {
+        const { change } = splitSigned(s, w);
+        for (const v of change) await w.vtxos.add(v, "spendable");
+        await w.vtxos.markSpent(s.inputIds);
+        if (s.movementId !== null) {
+          await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: change.map(vtxoIdString) });
+        }
+        return { done: true, state: s };
+      },
+    },
+    onEnd: async (id, outcome, s) => {
+      if (outcome !== "failed") return;
+      await w.vtxos.unlock(id);
+      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed" });
+    },
+  };
+}

@@ -1,0 +1,78 @@
+import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
+import {
+  AddressError, InsufficientFundsError, checkArkoorAddress, exitDepth, selectVtxos, splitChange, toHex,
+} from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { protocolNetworkOf } from "../connection/networks.js";
+import { ARKOOR_SEND_ACTION, type ArkoorSendState } from "./arkoor-send-action.js";
+import type { ArkDestination } from "./destination.js";
+
+/** Serializes input selection so two sends never pick the same VTXOs. */
+class SelectionLock {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const next = this.tail.then(fn, fn);
+    this.tail = next.catch(() => undefined);
+    return next;
+  }
+}
+
+/**
+ * Starts arkoor payments: checks the address against the connected server, selects inputs
+ * (soonest expiry first, skipping too-deep VTXOs), splits the change, reserves change keys and
+ * hands everything to the persisted {@link ARKOOR_SEND_ACTION}. Resolves when the payment was
+ * delivered (or parked for a delivery retry); throws barkd's errors otherwise.
+ */
+export class ArkoorSender {
+  private readonly selection = new SelectionLock();
+
+  constructor(private readonly w: ArkWallet, private readonly engine: ActionEngine) {}
+
+  async send(dest: ArkDestination, amountSat: number): Promise<void> {
+    const info = await this.w.connection.arkInfo().catch((e: unknown) => {
+      throw new InternalServerError(`Failed to send arkoor payment: ${e instanceof Error ? e.message : String(e)}`);
+    });
+    let deliveries;
+    try {
+      deliveries = checkArkoorAddress(dest.decoded, { network: protocolNetworkOf(this.w.settings().network), serverPubkey: info.serverPubkey });
+    } catch (e) {
+      if (e instanceof AddressError) throw new BadRequestError(e.message);
+      throw e;
+    }
+    const blindedIds = deliveries.flatMap((d) => (d.type === "server-mailbox" ? [toHex(d.blindedId)] : []));
+    if (blindedIds.length === 0) throw new BadRequestError("Ark address has no supported delivery method");
+    if (!Number.isSafeInteger(amountSat) || amountSat <= 0) throw new BadRequestError("bad request: amount must be greater than zero");
+    const amount = BigInt(amountSat);
+    const recipient = dest.decoded.policy.userPubkey;
+
+    const started = await this.selection.run(async () => {
+      const spendable = await this.w.vtxos.list(["spendable"]);
+      let chosen;
+      try {
+        chosen = selectVtxos(
+          spendable.map((v) => ({ id: v.id, amount: v.amountSat, expiryHeight: v.vtxo.expiryHeight, exitDepth: exitDepth(v.vtxo) })),
+          amount,
+          { ...(info.maxVtxoExitDepth ? { maxExitDepth: info.maxVtxoExitDepth } : {}) },
+        );
+      } catch (e) {
+        if (e instanceof InsufficientFundsError) throw new InternalServerError(`Failed to send arkoor payment: ${e.message}`);
+        throw e;
+      }
+      const pieces = splitChange(chosen.total - amount, amount, this.w.settings().changeSplitFactor);
+      const changeKeys = [];
+      for (let i = 0; i < pieces.length; i++) {
+        const k = await this.w.keys.nextVtxoKey();
+        if (toHex(k.publicKey) === toHex(recipient)) i--; // never reuse the destination key as change
+        else changeKeys.push(k);
+      }
+      const state: ArkoorSendState = {
+        address: dest.address, amountSat: amount.toString(), recipientPubkey: toHex(recipient), blindedIds,
+        inputIds: chosen.selected.map((c) => c.id), changeKeyIndexes: changeKeys.map((k) => k.index),
+        changeAmounts: pieces.map((p) => p.toString()), movementId: null, signed: null, delivered: false,
+      };
+      // the lock step runs inside start(), before the selection lock is released
+      return this.engine.start(ARKOOR_SEND_ACTION, state);
+    });
+    if (started.step === "failed") throw new InternalServerError(`Failed to send arkoor payment: ${started.error ?? "unknown error"}`);
+  }
+}

@@ -1,0 +1,19 @@
+import { encodeArkAddress, walletArkAddress } from "../../protocol/index.js";
+import type { ArkInfo } from "@tender/ark-grpc";
+import type { ArkKeys, VtxoKey } from "./ark-keys.js";
+import { protocolNetworkOf } from "../connection/networks.js";
+
+/**
+ * The Ark address (`ark1…`/`tark1…`) of one VTXO key: the key as `pubkey` policy, the server's
+ * Ark id, and delivery to the wallet's mailbox blinded with that key (flows §3.2).
+ */
+export function arkAddressOf(keys: ArkKeys, key: VtxoKey, info: Pick<ArkInfo, "serverPubkey" | "mailboxPubkey">, walletNetwork: string): string {
+  return encodeArkAddress(walletArkAddress({
+    network: protocolNetworkOf(walletNetwork),
+    serverPubkey: info.serverPubkey,
+    serverMailboxPubkey: info.mailboxPubkey,
+    mailboxId: keys.mailboxKey().publicKey,
+    vtxoPubkey: key.publicKey,
+    vtxoSecretKey: key.secretKey,
+  }));
+}

@@ -1,0 +1,66 @@
+import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { arkAddressOf } from "../keys/ark-addresses.js";
+import { checkReceivedVtxo } from "../vtxos/received-vtxo.js";
+
+/**
+ * Processes the VTXOs of one mailbox `ArkoorMessage` (flows §4.3 receiver): each is decoded and
+ * checked (anchor, signatures, policy, server, expiry, ownership); invalid ones are logged and
+ * dropped. New ones are registered with the server (best effort), stored as spendable, and
+ * recorded as one `bark.arkoor`/`receive` movement per receiving address. Returns the ids stored.
+ * Throws when the server or chain could not be asked (the checkpoint must then not advance).
+ */
+export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Array[]): Promise<string[]> {
+  const info = await w.connection.arkInfo();
+  const accepted: Vtxo[] = [];
+  for (const bytes of encoded) {
+    let vtxo: Vtxo;
+    try {
+      vtxo = decodeVtxo(bytes);
+    } catch (e) {
+      w.logger.warn(`mailbox: dropping an undecodable VTXO: ${e instanceof Error ? e.message : String(e)}`);
+      continue;
+    }
+    const id = vtxoIdString(vtxo);
+    if (await w.vtxos.get(id)) continue; // already stored (redelivery, or our own)
+    try {
+      await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta });
+    } catch (e) {
+      if (e instanceof Error && e.name === "VtxoNotAcceptedError") {
+        w.logger.warn(`mailbox: dropping VTXO ${id}: ${e.message}`);
+        continue;
+      }
+      throw e;
+    }
+    accepted.push(vtxo);
+  }
+  if (accepted.length === 0) return [];
+  try {
+    await w.connection.client.ark("registerVtxoTransactions", { vtxos: accepted.map((v) => encodeVtxo(v)) });
+  } catch (e) {
+    w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const byKey = new Map<string, Vtxo[]>();
+  for (const v of accepted) {
+    const k = toHex(v.policy.userPubkey);
+    byKey.set(k, [...(byKey.get(k) ?? []), v]);
+  }
+  const stored: string[] = [];
+  for (const [pubkey, vtxos] of byKey) {
+    const fresh: Vtxo[] = [];
+    for (const v of vtxos) if (await w.vtxos.add(v, "spendable")) fresh.push(v);
+    if (fresh.length === 0) continue;
+    const key = w.keys.keyByPubkey(pubkey)!;
+    const amount = fresh.reduce((s, v) => s + v.amount, 0n);
+    await w.movements.create({
+      status: "successful",
+      subsystem: { name: "bark.arkoor", kind: "receive" },
+      intendedBalanceSat: Number(amount),
+      effectiveBalanceSat: Number(amount),
+      receivedOn: [{ destination: { type: "ark", value: arkAddressOf(w.keys, key, info, w.settings().network) }, amount_sat: Number(amount) }],
+      outputVtxos: fresh.map(vtxoIdString),
+    });
+    stored.push(...fresh.map(vtxoIdString));
+  }
+  return stored;
+}

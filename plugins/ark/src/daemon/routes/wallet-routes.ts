@@ -1,0 +1,165 @@
+import { BadRequestError, InternalServerError, NotFoundError, queryBool, u32String, withContext, z, type RouteDefinition } from "@tender/core";
+import { parseOutPoint, encodeVtxo, toHex } from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { arkInfoJson } from "../connection/ark-info-json.js";
+import { arkAddressOf } from "../keys/ark-addresses.js";
+import type { ArkoorSender } from "../arkoor/arkoor-sender.js";
+import { classifySendDestination } from "../arkoor/destination.js";
+import type { MailboxSync } from "../mailbox/mailbox-sync.js";
+import { importVtxos } from "../vtxos/vtxo-import.js";
+import { walletVtxoInfo } from "../vtxos/vtxo-json.js";
+import {
+  ArkAddressResponseSchema, ArkInfoSchema, BadRequestErrorSchema, BalanceSchema, ConnectedResponseSchema, EncodedVtxoResponseSchema,
+  ImportVtxoRequestSchema, InternalServerErrorSchema, MailboxSyncResponseSchema, NextRoundStartSchema, NotFoundErrorSchema,
+  SendRequestSchema, SendResponseSchema, WalletVtxoInfoSchema,
+} from "./schemas.js";
+
+const tag = "wallet";
+const e400 = { description: "Bad request", schema: BadRequestErrorSchema };
+const e404 = { description: "Not found", schema: NotFoundErrorSchema };
+const e500 = { description: "Internal server error", schema: InternalServerErrorSchema };
+
+/** What the wallet routes drive besides the stores. */
+export interface WalletRouteDeps {
+  wallet: ArkWallet;
+  sender: ArkoorSender;
+  mailbox: MailboxSync;
+  /** `POST /wallet/sync`: everything this plugin syncs (errors only logged). */
+  syncAll: () => Promise<void>;
+  /** Sats of pending boards (the boards plugin reports them; 0 without it). */
+  pendingBoardSat: () => Promise<bigint>;
+}
+
+function parseVtxoId(raw: string): string {
+  try {
+    parseOutPoint(raw);
+    return raw;
+  } catch (e) {
+    throw new BadRequestError(`bad request: Invalid VTXO id: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** The Ark routes under `/api/v1/wallet` (rest-api §3.1). */
+export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
+  const { wallet: w } = d;
+  const stored = async (id: string) => {
+    const v = await w.vtxos.get(parseVtxoId(id)).catch((e: unknown) => {
+      throw new NotFoundError(`not found [resources=${id}]: VTXO not found: ${e instanceof Error ? e.message : String(e)}`, [id]);
+    });
+    if (!v) throw new NotFoundError(`not found [resources=${id}]: VTXO not found`, [id]);
+    return v;
+  };
+  return [
+    {
+      method: "get", path: "/api/v1/wallet/connected", operationId: "connected", tag, requiresWallet: true,
+      responses: { 200: { description: "Whether the wallet is connected to its Ark server", schema: ConnectedResponseSchema }, 500: e500 },
+      handler: () => ({ connected: w.connection.connected }),
+    },
+    {
+      method: "get", path: "/api/v1/wallet/ark-info", operationId: "ark_info", tag, requiresWallet: true,
+      responses: { 200: { description: "The Ark server's info", schema: ArkInfoSchema }, 404: e404 },
+      handler: () => {
+        const info = w.connection.connected ? w.connection.info : undefined;
+        if (!info) throw new NotFoundError("Wallet not connected to an Ark server", ["ark server"]);
+        return arkInfoJson(info);
+      },
+    },
+    {
+      method: "get", path: "/api/v1/wallet/next-round", operationId: "next_round", tag, requiresWallet: true,
+      responses: { 200: { description: "The next round's start time", schema: NextRoundStartSchema }, 500: e500 },
+      handler: async () => {
+        try {
+          const res = await w.connection.client.ark("nextRoundTime", {});
+          return { start_time: new Date(Number(res.timestamp) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") };
+        } catch (e) {
+          throw withContext("Failed to get next round time", e);
+        }
+      },
+    },
+    {
+      method: "post", path: "/api/v1/wallet/addresses/next", operationId: "address", tag, requiresWallet: true,
+      responses: { 200: { description: "A new Ark address", schema: ArkAddressResponseSchema }, 500: e500 },
+      handler: async () => {
+        const info = await w.connection.arkInfo();
+        const key = await w.keys.nextVtxoKey();
+        return { address: arkAddressOf(w.keys, key, info, w.settings().network) };
+      },
+    },
+    {
+      method: "get", path: "/api/v1/wallet/addresses/index/{index}", operationId: "peek_address", tag, requiresWallet: true,
+      params: z.object({ index: u32String() }),
+      responses: { 200: { description: "The Ark address at that index", schema: ArkAddressResponseSchema }, 500: e500 },
+      handler: async ({ params }) => {
+        const key = w.keys.peekVtxoKey(params.index);
+        if (!key) throw new InternalServerError(`Failed to get address at index ${params.index}: VTXO key at index ${params.index} was never derived`);
+        return { address: arkAddressOf(w.keys, key, await w.connection.arkInfo(), w.settings().network) };
+      },
+    },
+    {
+      method: "get", path: "/api/v1/wallet/balance", operationId: "balance", tag, requiresWallet: true,
+      responses: { 200: { description: "The off-chain balance", schema: BalanceSchema }, 500: e500 },
+      handler: async () => {
+        const b = await w.vtxos.balance();
+        return {
+          spendable_sat: Number(b.spendableSat), pending_lightning_send_sat: 0, claimable_lightning_receive_sat: 0,
+          pending_in_round_sat: 0, pending_board_sat: Number(await d.pendingBoardSat()), pending_exit_sat: 0,
+        };
+      },
+    },
+    {
+      method: "get", path: "/api/v1/wallet/vtxos", operationId: "vtxos", tag, requiresWallet: true,
+      query: z.object({ all: queryBool().optional() }),
+      responses: { 200: { description: "The wallet's VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 500: e500 },
+      handler: async ({ query }) => (query.all ? await w.vtxos.listAll() : await w.vtxos.list(["spendable", "locked"])).map(walletVtxoInfo),
+    },
+    {
+      method: "get", path: "/api/v1/wallet/vtxos/{id}", operationId: "get_vtxo", tag, requiresWallet: true,
+      params: z.object({ id: z.string() }),
+      responses: { 200: { description: "The VTXO", schema: WalletVtxoInfoSchema }, 400: e400, 404: e404 },
+      handler: async ({ params }) => walletVtxoInfo(await stored(params.id)),
+    },
+    {
+      method: "get", path: "/api/v1/wallet/vtxos/{id}/encoded", operationId: "get_vtxo_encoded", tag, requiresWallet: true,
+      params: z.object({ id: z.string() }),
+      responses: { 200: { description: "The VTXO, hex-encoded", schema: EncodedVtxoResponseSchema }, 400: e400, 404: e404 },
+      handler: async ({ params }) => ({ encoded: toHex(encodeVtxo((await stored(params.id)).vtxo)) }),
+    },
+    {
+      method: "post", path: "/api/v1/wallet/import-vtxo", operationId: "import_vtxo", tag, requiresWallet: true, body: ImportVtxoRequestSchema,
+      responses: { 200: { description: "The imported VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 400: e400, 500: e500 },
+      handler: async ({ body }) => (await importVtxos(w, body.vtxos)).map(walletVtxoInfo),
+    },
+    {
+      method: "post", path: "/api/v1/wallet/send", operationId: "send", tag, requiresWallet: true, body: SendRequestSchema,
+      responses: { 200: { description: "Payment sent", schema: SendResponseSchema }, 400: e400, 500: e500 },
+      handler: async ({ body }) => {
+        const dest = classifySendDestination(body.destination, body.amount_sat, body.comment, w.settings().network);
+        await d.sender.send(dest, body.amount_sat!);
+        return { message: "Payment sent successfully" };
+      },
+    },
+    {
+      method: "post", path: "/api/v1/wallet/sync", operationId: "sync", tag, requiresWallet: true,
+      responses: { 200: { description: "Synced" } },
+      handler: async () => {
+        await d.syncAll();
+        return undefined;
+      },
+    },
+    {
+      method: "post", path: "/api/v1/wallet/sync/mailbox", operationId: "sync_mailbox", tag, requiresWallet: true,
+      responses: { 200: { description: "The mailbox checkpoint reached", schema: MailboxSyncResponseSchema }, 500: e500 },
+      handler: async ({ res }) => {
+        let checkpoint: bigint;
+        try {
+          checkpoint = await d.mailbox.sync();
+        } catch (e) {
+          throw withContext("failed to sync mailbox", e);
+        }
+        // the checkpoint is a u64 that may exceed 2^53: written as an exact JSON integer
+        res.status(200).type("application/json").send(`{"checkpoint":${checkpoint.toString()}}`);
+        return undefined;
+      },
+    },
+  ];
+}

@@ -1,0 +1,41 @@
+import { BadRequestError, InternalServerError } from "@tender/core";
+import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { checkReceivedVtxo, VtxoNotAcceptedError } from "./received-vtxo.js";
+import type { StoredVtxo } from "./vtxo-store.js";
+
+/**
+ * `POST /wallet/import-vtxo` (rest-api §3.1, flows §4.10.4): in order, each hex VTXO is decoded
+ * (400), returned as stored when already known (idempotent), otherwise checked — anchored on chain,
+ * fully signed, owned by a wallet key, not expired (500 `Failed to import VTXO: …`) — registered
+ * with the server and stored as spendable. Not transactional: earlier items stay imported.
+ */
+export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promise<StoredVtxo[]> {
+  if (hexes.length === 0) throw new BadRequestError("No VTXOs provided");
+  const out: StoredVtxo[] = [];
+  for (const hex of hexes) {
+    let vtxo: Vtxo;
+    try {
+      vtxo = decodeVtxo(fromHex(hex));
+    } catch (e) {
+      throw new BadRequestError(`bad request: invalid vtxo hex: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    const id = vtxoIdString(vtxo);
+    const known = await w.vtxos.get(id);
+    if (known) {
+      out.push(known);
+      continue;
+    }
+    try {
+      const info = await w.connection.arkInfo();
+      await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta, scanKeys: true });
+    } catch (e) {
+      throw new InternalServerError(`Failed to import VTXO: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    await w.vtxos.add(vtxo, "spendable");
+    out.push((await w.vtxos.get(id))!);
+  }
+  return out;
+}
+
+export { VtxoNotAcceptedError };
