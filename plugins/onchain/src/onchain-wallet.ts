@@ -1,3 +1,4 @@
+import type { Psbt } from "bitcoinjs-lib";
 import { ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
 import { ADDRESS_GAP, REBROADCAST_GRACE_MS, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
@@ -207,6 +208,25 @@ export class OnchainWallet {
       await this.remember(signed, true, null);
       return signed;
     });
+  }
+
+  /**
+   * Signs, by the BIP-86 key path, every input of `psbt` that spends an output of this wallet
+   * (recognised by its `witnessUtxo` script) and is not signed yet; other inputs are left alone.
+   * Returns the indexes signed. The PSBT needs `witnessUtxo` on every input (taproot sighash).
+   */
+  signPsbt(psbt: Psbt): number[] {
+    const signed: number[] = [];
+    psbt.data.inputs.forEach((input, i) => {
+      const script = input.witnessUtxo?.script;
+      if (!script || input.tapKeySig || input.finalScriptWitness) return;
+      const index = this.keychain.indexOfScript(Buffer.from(script).toString("hex"));
+      if (index === undefined) return;
+      psbt.updateInput(i, { tapInternalKey: this.keychain.key(index).internalKey });
+      psbt.signInput(i, this.keychain.signer(index));
+      signed.push(i);
+    });
+    return signed;
   }
 
   /** Records that a transaction made by {@link fundCpfpChild} was handed to the network. */

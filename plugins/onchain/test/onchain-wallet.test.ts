@@ -3,7 +3,7 @@ import { EsploraChainSource } from "@tender/chain-esplora";
 import { silentLogger } from "@tender/core";
 import { startDevnet, type Devnet } from "@tender/devnet";
 import { masterKey } from "@tender/plugin-wallet";
-import { Transaction } from "bitcoinjs-lib";
+import { Psbt, Transaction } from "bitcoinjs-lib";
 import {
   Bip86Keychain, InsufficientFundsError, MemoryOnchainStore, OnchainWallet, P2A_SCRIPT_HEX, WrongNetworkAddressError, signSpend,
 } from "../src/index.js";
@@ -152,6 +152,24 @@ describe("on-chain wallet against the devnet (sync, send, drain, re-broadcast, c
     const listed = wallet.transactions().find((t) => t.txid === child.txid)!;
     expect(listed.isCpfp).to.equal(true);
     expect(listed.feeSat).to.equal(child.feeSat);
+  });
+
+  it("signs exactly the wallet's inputs of a foreign PSBT, which then finalizes and is accepted", async () => {
+    const a = await wallet.nextAddress();
+    const fundTxid = devnet.node.faucet(a, 40_000n);
+    devnet.node.mine(1);
+    await wallet.sync();
+    const coin = wallet.utxos().find((u) => u.txid === fundTxid)!;
+    const psbt = new Psbt({ network: wallet.keychain.network });
+    psbt.addInput({ hash: coin.txid, index: coin.vout, witnessUtxo: { script: coin.script, value: coin.valueSat } });
+    psbt.addOutput({ address: external, value: 39_000n });
+    expect(wallet.signPsbt(psbt)).to.deep.equal([0]);
+    expect(wallet.signPsbt(psbt)).to.deep.equal([]); // already signed
+    psbt.finalizeAllInputs();
+    const hex = psbt.extractTransaction().toHex();
+    expect(devnet.node.submitTransaction(hex)).to.equal(psbt.extractTransaction().getId());
+    devnet.node.mine(1);
+    await wallet.sync();
   });
 
   it("drains every spendable coin to one output, leaving nothing spendable", async () => {
