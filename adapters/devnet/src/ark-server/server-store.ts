@@ -125,21 +125,36 @@ function toVtxo(r: Row): StoredVtxo {
 export class ArkServerStore {
   private readonly writer = new AsyncMutex();
 
-  private constructor(private readonly db: Database) {}
+  /** `tablePrefix`: the quoted PostgreSQL schema and a dot (the migrator creates the tables there), or "" on SQLite. */
+  private constructor(
+    private readonly db: Database,
+    private readonly tablePrefix: string,
+  ) {}
+
+  /** Qualifies the table names of a statement with the schema. */
+  private qualified(sql: Sql): Sql {
+    if (!this.tablePrefix) return sql;
+    return { execute: (q, params, method) => sql.execute(q.replace(/(?<![."\w])(ark_server_(?:meta|vtxo|tx|mailbox))\b/g, `${this.tablePrefix}$1`), params, method) };
+  }
 
   /** Opens (and migrates) the store. */
   static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
     const db = new Database({ entities: [], migrations: [arkServerInitMigration] }, logger);
     await db.open(location);
-    return new ArkServerStore(db);
+    return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
   }
 
   async close(): Promise<void> {
     await this.writer.run(() => this.db.close());
   }
 
-  private em(): Em {
-    return this.db.em() as unknown as Em;
+  /** Closes and deletes all data (the SQLite file, or the PostgreSQL schema). */
+  async destroy(): Promise<void> {
+    await this.writer.run(() => this.db.destroy());
+  }
+
+  private em(): Sql {
+    return this.qualified(this.db.em() as unknown as Em);
   }
 
   private async all(sql: Sql, q: string, params: unknown[] = []): Promise<Row[]> {
@@ -153,7 +168,7 @@ export class ArkServerStore {
 
   /** Runs `fn` as the only writer, inside one transaction. */
   write<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.writer.run(() => this.em().transactional((em) => fn(em)));
+    return this.writer.run(() => (this.db.em() as unknown as Em).transactional((em) => fn(this.qualified(em))));
   }
 
   // ---- meta ---------------------------------------------------------------------------
@@ -192,7 +207,7 @@ export class ArkServerStore {
     return Promise.all(
       txs.map((t) =>
         sql.execute(
-          "insert into ark_server_tx (txid, tx, signed, is_funding) values (?, ?, ?, ?) on conflict (txid) do update set tx = case when ark_server_tx.signed = 1 then ark_server_tx.tx else excluded.tx end, signed = case when ark_server_tx.signed = 1 then 1 else excluded.signed end",
+          "insert into ark_server_tx as t (txid, tx, signed, is_funding) values (?, ?, ?, ?) on conflict (txid) do update set tx = case when t.signed = 1 then t.tx else excluded.tx end, signed = case when t.signed = 1 then 1 else excluded.signed end",
           [t.txid, buf(t.raw), t.signed ? 1 : 0, t.isFunding ? 1 : 0],
           "run",
         ),

@@ -1,0 +1,104 @@
+import { expect } from "chai";
+import { randomBytes } from "node:crypto";
+import { silentLogger, type DatabaseLocation } from "@tender/core";
+import { ArkServerStore, DoubleSpendError, type NewVtxo } from "../../src/ark-server/server-store.js";
+
+const vtxo = (id: string, state: NewVtxo["state"] = "spendable"): NewVtxo => ({ id, bytes: new Uint8Array([1, 2, 3]), state, userPubkey: "02" + "11".repeat(32), policyType: "pubkey" });
+const id = (n: number) => `${n.toString(16).padStart(64, "0")}:0`;
+
+/** The same store suite on one backend. */
+function storeSuite(backend: string, location: () => DatabaseLocation | undefined): void {
+  describe(`ark server store on ${backend} (spend states, flows §7.2)`, function () {
+    this.timeout(30_000);
+    let store: ArkServerStore;
+    let schema: string | undefined;
+    before(function () {
+      if (!location()) {
+        console.log("    PostgreSQL store suite skipped: TENDER_TEST_PG_URL is not set (.ci/run starts PostgreSQL and sets it)");
+        this.skip();
+      }
+    });
+    beforeEach(async () => {
+      const loc = location()!;
+      schema = loc.dialect === "postgresql" ? loc.schema : undefined;
+      store = await ArkServerStore.open(loc, silentLogger);
+    });
+    afterEach(async () => {
+      await store?.close();
+    });
+
+    it("keeps the first value of a meta key", async () => {
+      const a = await store.initMeta("seed", new Uint8Array([1]));
+      const b = await store.initMeta("seed", new Uint8Array([2]));
+      expect([...a]).to.deep.equal([1]);
+      expect([...b]).to.deep.equal([1]);
+    });
+
+    it("records a spend once, accepts the same spender again, and refuses another spender atomically", async () => {
+      await store.insertBoard(vtxo(id(1)), { txid: "aa".repeat(32), raw: new Uint8Array([9]), signed: true, isFunding: true });
+      const out = vtxo(id(2), "unregistered");
+      const cp = { vtxo: vtxo(id(3), "spent"), spentBy: "cc".repeat(32), inputId: id(1) };
+      await store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [cp], [out], [{ txid: "bb".repeat(32), raw: new Uint8Array([7]), signed: false, isFunding: false }]);
+      await store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [cp], [out], []);
+      expect((await store.getVtxo(id(1)))?.state).to.equal("spent");
+      expect((await store.getVtxo(id(2)))?.state).to.equal("unregistered");
+      expect(await store.spentBy(id(3))).to.equal("cc".repeat(32));
+      // other spender of the input
+      let e = await store.recordArkoorSpend([{ id: id(1), spendTxid: "dd".repeat(32) }], [], [vtxo(id(4), "unregistered")], []).then(() => null, (x: unknown) => x);
+      expect(e).to.be.instanceOf(DoubleSpendError);
+      expect(await store.getVtxo(id(4))).to.equal(undefined);
+      // same checkpoint tx, other arkoor tx
+      e = await store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [{ ...cp, spentBy: "ee".repeat(32) }], [], []).then(() => null, (x: unknown) => x);
+      expect(e).to.be.instanceOf(DoubleSpendError);
+    });
+
+    it("flips unregistered to spendable on registration and never resurrects a spent VTXO", async () => {
+      await store.insertBoard(vtxo(id(5)), { txid: "ab".repeat(32), raw: new Uint8Array([1]), signed: true, isFunding: true });
+      await store.recordArkoorSpend([{ id: id(5), spendTxid: "ac".repeat(32) }], [], [vtxo(id(6), "unregistered")], [{ txid: "ac".repeat(32), raw: new Uint8Array([5]), signed: false, isFunding: false }]);
+      await store.registerChains([{ id: id(6), bytes: new Uint8Array([4]) }, { id: id(5), bytes: new Uint8Array([8]) }], [{ txid: "ac".repeat(32), raw: new Uint8Array([6]), signed: true, isFunding: false }]);
+      expect((await store.getVtxo(id(6)))?.state).to.equal("spendable");
+      expect([...(await store.getVtxo(id(6)))!.bytes]).to.deep.equal([4]);
+      expect((await store.getVtxo(id(5)))?.state).to.equal("spent");
+      const tx = await store.getTx("ac".repeat(32));
+      expect(tx?.signed).to.equal(true);
+      expect([...tx!.raw]).to.deep.equal([6]);
+      // a later unsigned write does not replace the signed tx
+      await store.recordArkoorSpend([], [], [], [{ txid: "ac".repeat(32), raw: new Uint8Array([5]), signed: false, isFunding: false }]);
+      expect([...(await store.getTx("ac".repeat(32)))!.raw]).to.deep.equal([6]);
+    });
+
+    it("appends mailbox entries under increasing checkpoints, deduplicated, and pages by entry", async () => {
+      const mb = "02" + "22".repeat(32);
+      const c1 = await store.appendMailbox(mb, "arkoor", [{ key: "a", payload: new Uint8Array([1]) }, { key: "b", payload: new Uint8Array([2]) }]);
+      const dup = await store.appendMailbox(mb, "arkoor", [{ key: "a", payload: new Uint8Array([1]) }]);
+      const c2 = await store.appendMailbox(mb, "recovery", [{ key: "a", payload: new Uint8Array([3]) }]);
+      expect(dup).to.equal(null);
+      expect(c2! > c1!).to.equal(true);
+      const rows = await store.readMailbox(mb, 0n, 1);
+      expect(rows.map((r) => [r.checkpoint, r.kind, [...r.payload]])).to.deep.equal([
+        [c1, "arkoor", [1]],
+        [c1, "arkoor", [2]],
+      ]);
+      expect((await store.readMailbox(mb, c1!, 10)).map((r) => r.kind)).to.deep.equal(["recovery"]);
+      expect(await store.readMailbox("02" + "33".repeat(32), 0n, 10)).to.deep.equal([]);
+    });
+
+    it("keeps bans until their height", async () => {
+      await store.insertBoard(vtxo(id(7)), { txid: "ad".repeat(32), raw: new Uint8Array([1]), signed: true, isFunding: true });
+      expect(await store.setBan(id(7), 120)).to.equal(true);
+      expect(await store.setBan(id(8), 120)).to.equal(false);
+      expect(await store.activeBans(119)).to.deep.equal([{ id: id(7), until: 120 }]);
+      expect(await store.activeBans(120)).to.deep.equal([]);
+    });
+
+    after(async () => {
+      if (!schema) return;
+      const cleanup = await ArkServerStore.open(location()!, silentLogger);
+      await cleanup.destroy();
+    });
+  });
+}
+
+storeSuite("SQLite", () => ({ dialect: "sqlite", path: ":memory:" }));
+const pgSchema = `ark_server_test_${randomBytes(4).toString("hex")}`;
+storeSuite("PostgreSQL", () => (process.env.TENDER_TEST_PG_URL ? { dialect: "postgresql", url: process.env.TENDER_TEST_PG_URL, schema: pgSchema } : undefined));
