@@ -83,7 +83,7 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
     const status = seen.get(t.txid) ?? t.status;
     const stored: StoredTx = {
       txid: t.txid, hex: t.hex, origin: "external", state: status.confirmed ? "confirmed" : "pending",
-      block: blockOf(status), feeSat: null, isCpfp: false, firstSeenMs: now, lastBroadcastMs: null,
+      block: blockOf(status), feeSat: null, isCpfp: false, firstSeenMs: now, lastBroadcastMs: null, held: false,
     };
     graph.put(stored);
     added.push(stored);
@@ -93,15 +93,16 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
 
   for (const [txid, status] of seen) {
     const g = graph.get(txid);
-    if (!g || changed.has(txid) || sameStatus(g.stored, status)) continue;
-    g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status) };
+    if (!g || changed.has(txid) || (sameStatus(g.stored, status) && !g.stored.held)) continue;
+    // Seen on chain: a held transaction was broadcast by the plugin that holds it.
+    g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status), held: false };
     changed.set(txid, g.stored);
   }
 
   const rebroadcast: string[] = [];
   const conflicted: string[] = [];
   // Parents before children, so a re-broadcast child finds its parent in the mempool.
-  const missing = graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted")
+  const missing = graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted" && !g.stored.held)
     .map((g) => ({ g, depth: graph.unconfirmedAncestry(g.stored.txid) }))
     .sort((a, b) => a.depth - b.depth || a.g.stored.firstSeenMs - b.g.stored.firstSeenMs)
     .map((x) => x.g);

@@ -205,8 +205,21 @@ export class OnchainWallet {
       const signed = signSpend({
         inputs: sel.inputs, anchors: [req.anchor], outputs: [{ script: change.script, valueSat: sel.changeSat }], version: req.version ?? 3,
       }, this.keychain, this.keychain.network);
-      await this.remember(signed, true, null);
+      await this.remember(signed, true, null, true);
       return signed;
+    });
+  }
+
+  /**
+   * Stores a transaction another plugin signed with this wallet's coins (see `signSpend`,
+   * {@link signPsbt}) and will broadcast itself, such as a board funding transaction: its inputs
+   * are reserved at once, so no other spend takes them. It is listed and counted once
+   * {@link markBroadcast} is called or a sync sees it on chain; {@link abandon} releases it.
+   */
+  hold(signed: SignedSpend, options: { isCpfp?: boolean } = {}): Promise<void> {
+    return this.mutex.run(async () => {
+      if (this.graph.has(signed.txid)) return;
+      await this.remember(signed, options.isCpfp ?? false, null, true);
     });
   }
 
@@ -229,21 +242,21 @@ export class OnchainWallet {
     return signed;
   }
 
-  /** Records that a transaction made by {@link fundCpfpChild} was handed to the network. */
+  /** Records that a held transaction ({@link fundCpfpChild}, {@link hold}) was handed to the network. */
   markBroadcast(txid: string): Promise<void> {
     return this.mutex.run(async () => {
       const g = this.graph.get(txid);
       if (!g) return;
-      g.stored = { ...g.stored, lastBroadcastMs: this.now() };
+      g.stored = { ...g.stored, lastBroadcastMs: this.now(), held: false };
       await this.store.saveTxs([g.stored]);
     });
   }
 
-  /** Forgets a transaction the wallet made that will never be broadcast (e.g. a refused package). */
+  /** Forgets a held transaction that will never be broadcast (e.g. a refused package), releasing its inputs. */
   abandon(txid: string): Promise<void> {
     return this.mutex.run(async () => {
       const g = this.graph.get(txid);
-      if (!g || g.stored.origin !== "wallet" || g.stored.lastBroadcastMs !== null) return;
+      if (!g || !g.stored.held) return;
       await this.store.deleteTx(txid);
       this.graph.remove(txid);
     });
@@ -255,10 +268,10 @@ export class OnchainWallet {
     this.keychain.deriveUpTo(this.nextIndex + ADDRESS_GAP);
   }
 
-  private async remember(signed: SignedSpend, isCpfp: boolean, broadcastAt: number | null): Promise<StoredTx> {
+  private async remember(signed: SignedSpend, isCpfp: boolean, broadcastAt: number | null, held = false): Promise<StoredTx> {
     const stored: StoredTx = {
       txid: signed.txid, hex: signed.hex, origin: "wallet", state: "pending", block: null,
-      feeSat: signed.feeSat, isCpfp, firstSeenMs: this.now(), lastBroadcastMs: broadcastAt,
+      feeSat: signed.feeSat, isCpfp, firstSeenMs: this.now(), lastBroadcastMs: broadcastAt, held,
     };
     await this.store.saveTxs([stored]);
     this.graph.put(stored);

@@ -5,7 +5,7 @@ import type { InjectionToken } from "tsyringe";
 import { Bip86Keychain } from "./keychain.js";
 import { LoadedOnchainWallet } from "./loaded-wallet.js";
 import { OnchainWallet } from "./onchain-wallet.js";
-import { OnchainStateRow, OnchainTxRow, onchainInitMigration } from "./persistence/entities.js";
+import { OnchainStateRow, OnchainTxRow, onchainHeldMigration, onchainInitMigration } from "./persistence/entities.js";
 import { SqlOnchainStore } from "./persistence/sql-store.js";
 import { onchainRoutes } from "./routes.js";
 
@@ -41,7 +41,7 @@ export const onchainPlugin = definePlugin({
     const logger = ctx.logger;
 
     ctx.entities(OnchainTxRow, OnchainStateRow);
-    ctx.migrations(onchainInitMigration);
+    ctx.migrations(onchainInitMigration, onchainHeldMigration);
 
     ctx.events.on(WalletLoaded, (wallet) => {
       const keys = lifecycle.loadedKeys;

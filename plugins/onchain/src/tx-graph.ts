@@ -115,22 +115,22 @@ export class WalletTxGraph {
     });
   }
 
-  /** Outpoints (`txid:vout`) spent by transactions that are not conflicted. */
-  private spentOutpoints(): Set<string> {
+  /** Outpoints (`txid:vout`) spent by transactions that are not conflicted (`held`: by held ones only). */
+  private spentOutpoints(held = false): Set<string> {
     const spent = new Set<string>();
     for (const g of this.txs.values()) {
-      if (g.stored.state === "conflicted" || g.isCoinbase) continue;
+      if (g.stored.state === "conflicted" || g.isCoinbase || g.stored.held !== held) continue;
       for (const i of g.tx.ins) spent.add(`${prevTxid(i)}:${i.index}`);
     }
     return spent;
   }
 
-  /** The wallet's unspent outputs (of transactions that are not conflicted). */
+  /** The wallet's unspent outputs (of transactions that are neither conflicted nor held). */
   utxos(): WalletUtxo[] {
     const spent = this.spentOutpoints();
     const out: WalletUtxo[] = [];
     for (const g of this.txs.values()) {
-      if (g.stored.state === "conflicted") continue;
+      if (g.stored.state === "conflicted" || g.stored.held) continue;
       g.tx.outs.forEach((o, vout) => {
         const keyIndex = this.ownIndex(o.script);
         if (keyIndex === undefined || spent.has(`${g.stored.txid}:${vout}`)) return;
@@ -168,8 +168,9 @@ export class WalletTxGraph {
    * limit.
    */
   spendable(tipHeight: number, confirmedOnly = false): WalletUtxo[] {
+    const reserved = this.spentOutpoints(true);
     return this.utxos().filter((u) => {
-      if (WalletTxGraph.immature(u, tipHeight)) return false;
+      if (WalletTxGraph.immature(u, tipHeight) || reserved.has(`${u.txid}:${u.vout}`)) return false;
       if (u.confirmationHeight !== null) return true;
       if (confirmedOnly || !u.trusted) return false;
       const g = this.txs.get(u.txid);
@@ -193,7 +194,7 @@ export class WalletTxGraph {
 
   /** Every transaction that is not conflicted, oldest first: confirmed by height, then unconfirmed by first sight. */
   summaries(): WalletTxSummary[] {
-    const live = [...this.txs.values()].filter((g) => g.stored.state !== "conflicted");
+    const live = [...this.txs.values()].filter((g) => g.stored.state !== "conflicted" && !g.stored.held);
     live.sort((a, b) => {
       const ha = a.stored.state === "confirmed" ? (a.stored.block?.height ?? 0) : Number.MAX_SAFE_INTEGER;
       const hb = b.stored.state === "confirmed" ? (b.stored.block?.height ?? 0) : Number.MAX_SAFE_INTEGER;

@@ -172,6 +172,34 @@ describe("on-chain wallet against the devnet (sync, send, drain, re-broadcast, c
     await wallet.sync();
   });
 
+  it("holds a transaction another plugin will broadcast: inputs reserved, not listed or re-broadcast; abandon releases, a sighting lists it", async () => {
+    const a = await wallet.nextAddress();
+    const fundTxid = devnet.node.faucet(a, 25_000n);
+    devnet.node.mine(1);
+    await wallet.sync();
+    const coin = wallet.utxos().find((u) => u.txid === fundTxid)!;
+    const balance = wallet.balance();
+    const signed = signSpend({ inputs: [coin], outputs: [{ script: Buffer.from("0014751e76e8199196d454941c45d1b3a323f1433bd6", "hex"), valueSat: 24_000n }] },
+      wallet.keychain, wallet.keychain.network);
+    await wallet.hold(signed);
+    const reserved = () => wallet.spendableUtxos().some((u) => u.txid === fundTxid);
+    expect(reserved()).to.equal(false);
+    expect(wallet.balance()).to.deep.equal(balance);
+    expect(wallet.transactions().map((t) => t.txid)).to.not.include(signed.txid);
+    clock += 60_000;
+    expect((await wallet.sync()).rebroadcast).to.deep.equal([]);
+    expect(devnet.node.getTransaction(signed.txid)).to.equal(undefined);
+    await wallet.abandon(signed.txid);
+    expect(reserved()).to.equal(true);
+    await wallet.hold(signed);
+    devnet.node.submitTransaction(signed.hex); // the holder broadcasts it itself
+    await wallet.sync();
+    expect(wallet.transactions().map((t) => t.txid)).to.include(signed.txid);
+    expect(store.txs.get(signed.txid)?.held).to.equal(false);
+    devnet.node.mine(1);
+    await wallet.sync();
+  });
+
   it("drains every spendable coin to one output, leaving nothing spendable", async () => {
     devnet.node.mine(1);
     await wallet.sync();

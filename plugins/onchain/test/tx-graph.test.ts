@@ -25,7 +25,7 @@ describe("wallet transaction graph: balances and which coins may be spent", () =
     graph.put({
       txid: t.getId(), hex: t.toHex(), origin: opts.origin ?? "external", state,
       block: state === "confirmed" ? { height: opts.height ?? 10, hash: "aa".repeat(32), time: 0 } : null,
-      feeSat: null, isCpfp: false, firstSeenMs: seq, lastBroadcastMs: null,
+      feeSat: null, isCpfp: false, firstSeenMs: seq, lastBroadcastMs: null, held: false,
     });
     return t.getId();
   }

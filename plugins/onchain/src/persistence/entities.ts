@@ -36,7 +36,16 @@ export class OnchainTxRow {
 
   @Property({ type: "bigint", nullable: true, fieldName: "last_broadcast_ms" })
   lastBroadcastMs: bigint | null = null;
+
+  @Property({ type: "boolean" })
+  held: boolean = false;
 }
+
+/** Adds `onchain_tx.held` (transactions stored for another plugin to broadcast). */
+export const onchainHeldMigration = defineMigration({
+  name: "onchain_0002_held",
+  up: () => ["alter table onchain_tx add column held boolean not null default false"],
+});
 
 /** The single row (id 1) of `onchain_state`. */
 @Entity({ tableName: "onchain_state" })

@@ -8,6 +8,7 @@ function toStored(r: OnchainTxRow): StoredTx {
     block: r.blockHeight !== null && r.blockHash !== null ? { height: r.blockHeight, hash: r.blockHash, time: Number(r.blockTime ?? 0n) } : null,
     feeSat: r.feeSat === null ? null : BigInt(r.feeSat), isCpfp: !!r.isCpfp,
     firstSeenMs: Number(r.firstSeenMs), lastBroadcastMs: r.lastBroadcastMs === null ? null : Number(r.lastBroadcastMs),
+    held: !!r.held,
   };
 }
 
@@ -22,6 +23,7 @@ function fill(r: OnchainTxRow, t: StoredTx): void {
   r.isCpfp = t.isCpfp;
   r.firstSeenMs = BigInt(t.firstSeenMs);
   r.lastBroadcastMs = t.lastBroadcastMs === null ? null : BigInt(t.lastBroadcastMs);
+  r.held = t.held;
 }
 
 /** The {@link OnchainStore} in the wallet database (`onchain_tx`, `onchain_state`). */

@@ -24,6 +24,12 @@ export interface StoredTx {
   firstSeenMs: number;
   /** When the wallet last handed it to the chain source (its own transactions), or `null`. */
   lastBroadcastMs: number | null;
+  /**
+   * Signed and stored for another plugin, which broadcasts it itself (a CPFP child, a board
+   * funding transaction): its inputs are reserved, but it is neither listed, counted nor
+   * re-broadcast until it is marked broadcast or seen on chain.
+   */
+  held: boolean;
 }
 
 /** Persisted keychain and fee-rate state of the on-chain wallet. */

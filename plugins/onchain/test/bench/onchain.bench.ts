@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Database, measure, silentLogger, type BenchReport, type BenchRow } from "@tender/core";
 import { masterKey } from "@tender/plugin-wallet";
 import { Bip86Keychain, MemoryOnchainStore, OnchainWallet, type OnchainStore } from "../../src/index.js";
-import { OnchainStateRow, OnchainTxRow, onchainInitMigration } from "../../src/persistence/entities.js";
+import { OnchainStateRow, OnchainTxRow, onchainHeldMigration, onchainInitMigration } from "../../src/persistence/entities.js";
 import { SqlOnchainStore } from "../../src/persistence/sql-store.js";
 import { SyntheticChain } from "./fake-chain.js";
 
@@ -20,7 +20,7 @@ async function scenario(count: number, storeKind: "memory" | "sqlite"): Promise<
   const keychain = new Bip86Keychain(masterKey(MNEMONIC), "regtest");
   const chain = new SyntheticChain(keychain, count);
   const dir = storeKind === "sqlite" ? mkdtempSync(join(tmpdir(), "tender-onchain-bench-")) : undefined;
-  const db = dir ? new Database({ entities: [OnchainTxRow, OnchainStateRow], migrations: [onchainInitMigration] }, silentLogger) : undefined;
+  const db = dir ? new Database({ entities: [OnchainTxRow, OnchainStateRow], migrations: [onchainInitMigration, onchainHeldMigration] }, silentLogger) : undefined;
   try {
     if (db) await db.open({ dialect: "sqlite", path: join(dir!, "db.sqlite") });
     const store: OnchainStore = db ? new SqlOnchainStore(db) : new MemoryOnchainStore();
