@@ -3,7 +3,7 @@ import type { Bip86Keychain } from "./keychain.js";
 import type { WalletUtxo } from "./tx-graph.js";
 import { P2A_SCRIPT_HEX } from "./tx-size.js";
 
-/** Signals opt-in RBF (BIP-125) and enables relative locktime semantics off. */
+/** Input sequence: signals opt-in RBF (BIP-125), no relative locktime. */
 export const RBF_SEQUENCE = 0xfffffffd;
 
 /** An input the wallet does not sign: a pay-to-anchor output (spent with an empty witness). */
@@ -34,8 +34,7 @@ const P2A_SCRIPT = Buffer.from(P2A_SCRIPT_HEX, "hex");
 
 /**
  * Builds and signs a transaction spending wallet outputs by the BIP-86 key path (and P2A anchors
- * with an empty witness), with BIP-69-free deterministic order: anchors first, then wallet
- * inputs as given; outputs as given.
+ * with an empty witness). Inputs: anchors first, then the wallet inputs as given; outputs as given.
  */
 export function signSpend(spend: UnsignedSpend, keychain: Bip86Keychain, network: Network): SignedSpend {
   const psbt = new Psbt({ network });

@@ -3,7 +3,7 @@ export type WalletTxState =
   /** Unconfirmed: in the mempool, or signed and persisted but not (yet) accepted there. */
   | "pending"
   | "confirmed"
-  /** One of its inputs was spent by another confirmed transaction; it can never confirm. */
+  /** The chain source refused it because one of its inputs is spent by another transaction (or it descends from such a one). */
   | "conflicted";
 
 /** Who made the transaction: this wallet (it signed it) or someone else (a payment to us). */
