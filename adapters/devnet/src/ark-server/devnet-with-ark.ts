@@ -17,7 +17,15 @@ import { startArkServer, type RunningArkServer, type StartArkServerOptions } fro
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
 export interface StartDevnetWithArkOptions extends StartDevnetOptions {
   readonly ark?: Omit<StartArkServerOptions, "node" | "datadir">;
+  /**
+   * Sats the devnet faucet pays to the server's on-chain wallet when that wallet is empty
+   * (confirmed by one block mined right away); default 1 BTC, 0 = do not fund.
+   */
+  readonly fundServerWalletSat?: bigint;
 }
+
+/** Default funding of the server wallet. */
+export const DEFAULT_SERVER_WALLET_FUNDING_SAT = 100_000_000n;
 
 /** A running devnet with its Ark server. */
 export interface DevnetWithArk extends Devnet {
@@ -33,9 +41,12 @@ export function arkReadyFields(ark: RunningArkServer): { ark: string; ark_admin:
   return { ark: ark.url, ark_admin: ark.adminUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey) };
 }
 
-/** Starts the devnet, then the Ark server on its node (its database in the devnet datadir when one is given). */
+/**
+ * Starts the devnet, then the Ark server on its node (its database in the devnet datadir when
+ * one is given), and funds an empty server wallet from the faucet.
+ */
 export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}): Promise<DevnetWithArk> {
-  const { ark: arkOptions, ...devnetOptions } = options;
+  const { ark: arkOptions, fundServerWalletSat, ...devnetOptions } = options;
   const devnet = await startDevnet(devnetOptions);
   let ark: RunningArkServer;
   try {
@@ -43,6 +54,11 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
   } catch (e) {
     await devnet.stop();
     throw e;
+  }
+  const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
+  if (funding > 0n && ark.server.walletStatus().totalBalance === 0n) {
+    ark.server.wallet.fundFromFaucet(funding);
+    devnet.node.mine(1);
   }
   return {
     ...devnet,

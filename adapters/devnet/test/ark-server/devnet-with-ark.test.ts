@@ -12,6 +12,8 @@ describe("ark server: the devnet with its Ark server", function () {
     try {
       const session = await client.connect();
       const fields = arkReadyFields(devnet.ark);
+      // the server wallet was funded from the faucet and confirmed
+      expect(devnet.ark.server.walletStatus().trustedBalance).to.equal(100_000_000n);
       expect(fields.ark).to.equal(devnet.arkUrl);
       expect(fields.ark_server_pubkey).to.equal(toHex(session.arkInfo.serverPubkey));
       // the Ark server sees the devnet's chain: a block mined on the node is the server's tip
