@@ -1,0 +1,85 @@
+/**
+ * Shared setup of the board end-to-end tests: a devnet with its reference Ark server (test
+ * profile, with a non-zero board fee and two required confirmations so fees and waiting are
+ * visible), and daemons with every plugin a board needs.
+ */
+import { expect } from "chai";
+import { arkServer } from "@tender/devnet";
+import type { Daemon } from "../src/daemon-process.js";
+
+type DevnetWithArk = arkServer.DevnetWithArk;
+export type { DevnetWithArk };
+
+/** The board fee of the test server: 100 sat + 1 % (so 200 000 sat → fee 2 100). */
+export const BOARD_FEES = { minFeeSat: 0n, baseFeeSat: 100n, ppm: 10_000n };
+export const MIN_BOARD_SAT = 20_000;
+export const REQUIRED_CONFIRMATIONS = 2;
+
+/** barkd's board fee for `amount` with {@link BOARD_FEES}. */
+export const boardFeeOf = (amount: number): number => 100 + Math.ceil(amount / 100);
+
+/** Starts the devnet + Ark server used by the board tests. */
+export async function startBoardDevnet(seed: string, datadir?: string): Promise<DevnetWithArk> {
+  const fees = { ...arkServer.testFeeSchedule(), board: BOARD_FEES };
+  const devnet = await arkServer.startDevnetWithArk({
+    seed, ...(datadir ? { datadir } : {}),
+    ark: { profile: "test", overrides: { fees, requiredBoardConfirmations: REQUIRED_CONFIRMATIONS, minBoardAmount: BigInt(MIN_BOARD_SAT) } },
+  });
+  if (devnet.node.tipHeight() < 101) devnet.node.mine(101 - devnet.node.tipHeight());
+  return devnet;
+}
+
+/** Daemon configuration with the board plugin and its neighbours; background loops off or fast. */
+export const BOARD_DAEMON_CONFIG = {
+  plugins: [
+    "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-bitcoin",
+    "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
+  ],
+  pluginConfig: { onchain: { syncIntervalMs: 3_600_000 }, boards: { pollMs: 100 }, notifications: { waitTimeoutMs: 300 } },
+};
+
+/** The body that creates a regtest wallet on `devnet`. */
+export const createBody = (devnet: DevnetWithArk) => ({ network: "regtest", ark_server: devnet.arkUrl, chain_source: { esplora: { url: devnet.esploraUrl } } });
+
+export interface PendingBoardInfo { funding_tx: { txid: string; tx: string }; vtxos: string[]; amount_sat: number; movement_id: number }
+export interface Movement {
+  id: number; status: string; subsystem: { name: string; kind: string }; metadata?: Record<string, unknown>;
+  intended_balance_sat: number; effective_balance_sat: number; offchain_fee_sat: number;
+  sent_to: unknown[]; received_on: unknown[]; input_vtxos: string[]; output_vtxos: string[]; exited_vtxos: string[];
+  time: { created_at: string; updated_at: string; completed_at?: string };
+}
+
+/** JSON of a 200 answer (fails the test otherwise). */
+export async function ok<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
+  const r = await d.api(method, path, body === undefined ? (method === "POST" ? { body: {} } : {}) : { body });
+  expect(r.status, `${method} ${path}: ${r.text}`).to.equal(200);
+  return r.json as T;
+}
+
+/** Creates a wallet and funds its on-chain part with confirmed coins from the faucet. */
+export async function fundedWallet(d: Daemon, devnet: DevnetWithArk, amounts: readonly bigint[]): Promise<void> {
+  const created = await d.api("POST", "/api/v1/wallet/create", { body: createBody(devnet) });
+  expect(created.status, created.text).to.equal(200);
+  for (const a of amounts) {
+    const { address } = await ok<{ address: string }>(d, "POST", "/api/v1/onchain/addresses/next");
+    devnet.node.faucet(address, a);
+  }
+  devnet.node.mine(1);
+  await ok(d, "POST", "/api/v1/onchain/sync");
+}
+
+/** Polls `probe` until it returns a value (not undefined), or fails after `ms`. */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** The movement with `id` from `GET /api/v1/history`. */
+export async function movement(d: Daemon, id: number): Promise<Movement | undefined> {
+  return (await ok<Movement[]>(d, "GET", "/api/v1/history")).find((m) => m.id === id);
+}

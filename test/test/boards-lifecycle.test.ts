@@ -1,0 +1,120 @@
+import { expect } from "chai";
+import { Transaction } from "bitcoinjs-lib";
+import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import {
+  BOARD_DAEMON_CONFIG, MIN_BOARD_SAT, REQUIRED_CONFIRMATIONS, boardFeeOf, fundedWallet, movement, ok, startBoardDevnet, until,
+  type DevnetWithArk, type Movement, type PendingBoardInfo,
+} from "./boards-harness.js";
+
+interface OnchainBalance { total_sat: number; confirmed_sat: number; trusted_pending_sat: number }
+interface WaitResponse { notifications: { type: string; movement?: Movement }[]; last_pushed_at: string | null }
+
+describe("boards over HTTP on the devnet with the reference Ark server (flows §4.2, rest-api §3.3, §3.5)", function () {
+  this.timeout(120_000);
+  let devnet: DevnetWithArk;
+  let d: Daemon;
+
+  before(async () => { devnet = await startBoardDevnet("boards-e2e"); });
+  after(async () => { await devnet.stop(); });
+  beforeEach(async () => { d = await startDaemon({ config: BOARD_DAEMON_CONFIG }); });
+  afterEach(async () => { await d.stop(); cleanup(d.datadir); });
+
+  const serverVtxoState = async (id: string) => (await devnet.ark.server.ctx.store.getVtxo(id))?.state;
+
+  it("boards an amount: pending until the server's confirmations, then registered, with its movement and notifications", async () => {
+    await fundedWallet(d, devnet, [300_000n]);
+    const fee = await ok<{ gross_amount_sat: number; fee_sat: number; net_amount_sat: number; vtxos_spent: string[] }>(d, "GET", "/api/v1/fees/board?amount_sat=200000");
+    expect(fee).to.deep.equal({ gross_amount_sat: 200_000, fee_sat: boardFeeOf(200_000), net_amount_sat: 200_000 - boardFeeOf(200_000), vtxos_spent: [] });
+    const since = (await ok<WaitResponse>(d, "GET", "/api/v1/notifications/wait")).last_pushed_at;
+
+    const board = await ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 200_000 });
+    expect(board.amount_sat).to.equal(fee.net_amount_sat);
+    expect(board.vtxos).to.have.length(1);
+    const tx = Transaction.fromHex(board.funding_tx.tx);
+    expect(tx.getId()).to.equal(board.funding_tx.txid);
+    expect(tx.outs[0]!.value).to.equal(200_000n);
+    expect(devnet.node.getTransaction(board.funding_tx.txid)?.status.confirmed, "funding tx broadcast").to.equal(false);
+    expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.deep.equal([board]);
+
+    const pending = (await movement(d, board.movement_id))!;
+    const onchainFee = Number(tx.ins.length) > 0 ? pending.metadata?.onchain_fee_sat : undefined;
+    expect(pending).to.deep.include({
+      status: "pending", subsystem: { name: "bark.board", kind: "board" },
+      intended_balance_sat: 200_000, effective_balance_sat: board.amount_sat, offchain_fee_sat: boardFeeOf(200_000),
+      output_vtxos: board.vtxos, input_vtxos: [], sent_to: [], received_on: [], exited_vtxos: [],
+    });
+    expect(pending.metadata).to.deep.equal({ chain_anchor: `${board.funding_tx.txid}:0`, onchain_fee_sat: onchainFee });
+    expect(onchainFee).to.be.a("number").and.above(0);
+    expect(pending.time.completed_at).to.equal(undefined);
+    // The on-chain wallet spent the coin: 300 000 − 200 000 − fee is left as change.
+    await ok(d, "POST", "/api/v1/onchain/sync");
+    expect((await ok<OnchainBalance>(d, "GET", "/api/v1/onchain/balance")).total_sat).to.equal(100_000 - (onchainFee as number));
+
+    // One confirmation is not enough for the server (it requires two).
+    devnet.node.mine(1);
+    await new Promise((r) => setTimeout(r, 2_500));
+    expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.have.length(1);
+    expect(await serverVtxoState(board.vtxos[0]!)).to.equal(undefined);
+
+    devnet.node.mine(REQUIRED_CONFIRMATIONS - 1);
+    const done = await until("the board to be registered", async () => {
+      const m = await movement(d, board.movement_id);
+      return m?.status === "successful" ? m : undefined;
+    });
+    expect(done.time.completed_at).to.be.a("string");
+    expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.deep.equal([]);
+    expect(await serverVtxoState(board.vtxos[0]!)).to.equal("spendable");
+
+    const notes = (await ok<WaitResponse>(d, "GET", `/api/v1/notifications/wait${since ? `?since=${encodeURIComponent(since)}` : ""}`)).notifications
+      .filter((n) => n.movement?.id === board.movement_id);
+    expect(notes.map((n) => [n.type, n.movement!.status])).to.deep.equal([["movement-created", "pending"], ["movement-updated", "successful"]]);
+  });
+
+  it("boards everything with board-all: amount = balance − on-chain fee − board fee, one input per coin", async () => {
+    await fundedWallet(d, devnet, [60_000n, 45_000n]);
+    const board = await ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-all");
+    const tx = Transaction.fromHex(board.funding_tx.tx);
+    expect(tx.ins).to.have.length(2);
+    expect(tx.outs).to.have.length(1);
+    const gross = Number(tx.outs[0]!.value);
+    const onchainFee = 105_000 - gross;
+    expect(onchainFee).to.be.above(0).and.below(2_000);
+    expect(board.amount_sat).to.equal(gross - boardFeeOf(gross));
+    await ok(d, "POST", "/api/v1/onchain/sync");
+    expect((await ok<OnchainBalance>(d, "GET", "/api/v1/onchain/balance")).total_sat).to.equal(0);
+    expect((await movement(d, board.movement_id))!.metadata).to.deep.equal({ chain_anchor: `${board.funding_tx.txid}:0`, onchain_fee_sat: onchainFee });
+    devnet.node.mine(REQUIRED_CONFIRMATIONS);
+    await until("board-all registration", async () => ((await movement(d, board.movement_id))?.status === "successful" ? true : undefined));
+    expect(await serverVtxoState(board.vtxos[0]!)).to.equal("spendable");
+  });
+
+  it("refuses bad amounts with barkd's 500 and changes nothing (below the minimum, above the balance, zero)", async () => {
+    await fundedWallet(d, devnet, [50_000n]);
+    const before = { balance: await ok<OnchainBalance>(d, "GET", "/api/v1/onchain/balance"), history: await ok<Movement[]>(d, "GET", "/api/v1/history") };
+    const mempool = devnet.node.getRawMempool().length;
+    const cases: [number, RegExp][] = [
+      [MIN_BOARD_SAT - 1, /less than minimum board amount required by server \(20000 sats\)/],
+      [0, /less than minimum board amount/],
+      [80_000, /^Failed to board|Insufficient funds/],
+    ];
+    for (const [amount, message] of cases) {
+      const r = await d.api("POST", "/api/v1/boards/board-amount", { body: { amount_sat: amount } });
+      expect(r.status, `${amount}: ${r.text}`).to.equal(500);
+      expect((r.json as { message: string }).message).to.match(message);
+    }
+    const bad = await d.api("POST", "/api/v1/boards/board-amount", { body: { amount_sat: -5 } });
+    expect(bad.status).to.be.oneOf([400, 422]);
+    expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.deep.equal([]);
+    expect(await ok<OnchainBalance>(d, "GET", "/api/v1/onchain/balance")).to.deep.equal(before.balance);
+    expect(await ok<Movement[]>(d, "GET", "/api/v1/history")).to.deep.equal(before.history);
+    expect(devnet.node.getRawMempool().length).to.equal(mempool);
+  });
+
+  it("answers 422 No wallet set on every board route without a wallet", async () => {
+    for (const [m, p] of [["POST", "/api/v1/boards/board-amount"], ["POST", "/api/v1/boards/board-all"], ["GET", "/api/v1/boards/pending"], ["GET", "/api/v1/fees/board?amount_sat=1000"]] as const) {
+      const r = await d.api(m, p, m === "POST" ? { body: { amount_sat: 30_000 } } : {});
+      expect(r.status, p).to.equal(422);
+      expect(r.json).to.deep.equal({ message: "No wallet set" });
+    }
+  });
+});
