@@ -57,8 +57,8 @@ export async function ok<T>(d: Daemon, method: string, path: string, body?: unkn
 }
 
 /** Creates a wallet and funds its on-chain part with confirmed coins from the faucet. */
-export async function fundedWallet(d: Daemon, devnet: DevnetWithArk, amounts: readonly bigint[]): Promise<void> {
-  const created = await d.api("POST", "/api/v1/wallet/create", { body: createBody(devnet) });
+export async function fundedWallet(d: Daemon, devnet: DevnetWithArk, amounts: readonly bigint[], mnemonic?: string): Promise<void> {
+  const created = await d.api("POST", "/api/v1/wallet/create", { body: { ...createBody(devnet), ...(mnemonic ? { mnemonic } : {}) } });
   expect(created.status, created.text).to.equal(200);
   for (const a of amounts) {
     const { address } = await ok<{ address: string }>(d, "POST", "/api/v1/onchain/addresses/next");

@@ -14,7 +14,7 @@
  * not finish (nothing was sent yet), the movement is looked up by its anchor before it is
  * created, the VTXO store is idempotent, and a broadcast of a known transaction is skipped.
  */
-import { ChainSourceRejectedError, type ActionDefinition, type ActionStep, type Logger, type StepOutcome } from "@tender/core";
+import { ChainSourceRejectedError, faultPoint, type ActionDefinition, type ActionStep, type Logger, type StepOutcome } from "@tender/core";
 import {
   boardFundingTaproot, boardVtxo, buildBoardExit, decodeVtxo, encodeOutPoint, encodeVtxo, fromHex, musigCompleteCosign, musigNonceGen,
   musigTweakedKey, reverseBytes, toHex, vtxoIdString,
@@ -176,5 +176,23 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { done: true, state: s };
   };
 
-  return { kind: BOARD_ACTION_KIND, firstStep: "fund", steps: { fund, cosign, record, broadcast, confirming, register } };
+  const steps = { fund, cosign, record, broadcast, confirming, register };
+  return {
+    kind: BOARD_ACTION_KIND,
+    firstStep: "fund",
+    steps: Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, withFaultPoints(name, step)])),
+  };
+}
+
+/**
+ * Crash testing: `TENDER_FAULT_INJECT=board-<step>:before` kills the daemon as the step starts,
+ * `board-<step>:after` once its side effects are done but before its outcome is persisted.
+ */
+function withFaultPoints(name: string, step: ActionStep<BoardState>): ActionStep<BoardState> {
+  return async (s, ctx) => {
+    faultPoint(`board-${name}:before`);
+    const outcome = await step(s, ctx);
+    faultPoint(`board-${name}:after`);
+    return outcome;
+  };
 }
