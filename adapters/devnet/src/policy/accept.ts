@@ -282,15 +282,13 @@ export class MempoolAcceptor {
     return undefined;
   }
 
-  /** Core's CheckEphemeralSpends: a child must spend every dust output of its unconfirmed parents. */
+  /** Core's CheckEphemeralSpends: every child must itself spend every dust output of each unconfirmed parent. */
   private checkEphemeralSpends(tx: Tx, parents: ReadonlySet<string>, txid: string, wtxid: string): Refusal | undefined {
     const spends = new Set(tx.inputs.map((i) => `${displayHex(i.prevTxid)}:${i.prevVout}`));
     for (const p of parents) {
       const parent = this.mempool.get(p)!;
       for (const vout of dustOutputs(parent.tx)) {
-        const key = `${p}:${vout}`;
-        const spender = this.mempool.spender(p, vout);
-        if (!spends.has(key) && spender === undefined) {
+        if (!spends.has(`${p}:${vout}`)) {
           return { reason: "missing-ephemeral-spends", debug: `tx ${txid} (wtxid=${wtxid}) did not spend parent's ephemeral dust` };
         }
       }

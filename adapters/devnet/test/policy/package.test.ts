@@ -77,6 +77,25 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
     expect(node.getRawMempool()).to.not.include(parent.txid);
   });
 
+  it("requires every later child to spend the parent's dust too, even once another child has", () => {
+    const coin = fund(node, alice, 100_000n);
+    const parent = buildTx({
+      version: 2,
+      inputs: [coin],
+      outputs: [{ script: alice.wpkh.script, amount: 100_000n }, { script: P2A_SCRIPT, amount: 0n }],
+    });
+    const funding = fund(node, alice, 20_000n);
+    const first = buildTx({
+      version: 2,
+      inputs: [{ txid: parent.txid, vout: 1, amount: 0n, script: P2A_SCRIPT }, funding],
+      outputs: [{ script: alice.wpkh.script, amount: 17_000n }],
+    });
+    expect(node.submitPackage([parent.hex, first.hex]).packageMsg).to.equal("success");
+    const second = buildTx({ version: 2, inputs: [parent.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 99_000n }] });
+    const r = refusal(() => node.submitTransaction(second.hex));
+    expect(r.reason).to.equal("missing-ephemeral-spends");
+  });
+
   it("refuses dust on a transaction that pays a fee", () => {
     const parent = zeroFeeParent(fund(node, alice, 100_000n), 0n, 500n);
     const child = cpfpChild(parent, fund(node, alice, 20_000n), 2_000n);
