@@ -30,6 +30,15 @@ export function allConflicts(mempool: Mempool, direct: ReadonlySet<string>): Set
   return out;
 }
 
+/** Core's FormatMoney: BTC with trailing zeros trimmed down to two decimals. */
+export function formatMoney(sat: bigint): string {
+  const neg = sat < 0n;
+  const abs = neg ? -sat : sat;
+  let text = `${abs / 100_000_000n}.${(abs % 100_000_000n).toString().padStart(8, "0")}`;
+  while (text.endsWith("0") && text.length - text.indexOf(".") > 3) text = text.slice(0, -1);
+  return (neg ? "-" : "") + text;
+}
+
 function feerateText(fee: bigint, vsize: number): string {
   return `${((Number(fee) * 1000) / vsize / 1e8).toFixed(8)} BTC/kvB`;
 }
@@ -73,13 +82,13 @@ export function checkReplacement(
   let conflictFees = 0n;
   for (const t of evicted) conflictFees += mempool.get(t)!.fee;
   if (c.fee < conflictFees) {
-    return { reason: `insufficient fee${reasonSuffix}`, debug: `rejecting replacement ${c.txid}, less fees than conflicting txs; ${c.fee} < ${conflictFees}` };
+    return { reason: `insufficient fee${reasonSuffix}`, debug: `rejecting replacement ${c.txid}, less fees than conflicting txs; ${formatMoney(c.fee)} < ${formatMoney(conflictFees)}` };
   }
   const required = BigInt(Math.ceil(incrementalSatPerVb * c.vsize));
   if (c.fee - conflictFees < required) {
     return {
       reason: `insufficient fee${reasonSuffix}`,
-      debug: `rejecting replacement ${c.txid}, not enough additional fees to relay; ${c.fee - conflictFees} < ${required}`,
+      debug: `rejecting replacement ${c.txid}, not enough additional fees to relay; ${formatMoney(c.fee - conflictFees)} < ${formatMoney(required)}`,
     };
   }
   return undefined;

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { DevnetNode } from "../../src/node/devnet-node.js";
+import { formatMoney } from "../../src/policy/rbf.js";
 import { TestKey, buildTx, fund, refusal } from "../node/tx-kit.js";
 
 describe("devnet policy: replacement (BIP-125 rules, full RBF)", function () {
@@ -44,7 +45,7 @@ describe("devnet policy: replacement (BIP-125 rules, full RBF)", function () {
     node.submitTransaction(parent.hex);
     node.submitTransaction(child.hex);
     const replacement = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 95_000n }] });
-    expect(refusal(() => node.submitTransaction(replacement.hex)).debug).to.match(/less fees than conflicting txs; 5000 < 20000/);
+    expect(refusal(() => node.submitTransaction(replacement.hex)).debug).to.match(/less fees than conflicting txs; 0.00005 < 0.0002$/);
     const rich = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 79_000n }] });
     node.submitTransaction(rich.hex);
     expect(node.getRawMempool()).to.not.include(child.txid);
@@ -77,5 +78,14 @@ describe("devnet policy: replacement (BIP-125 rules, full RBF)", function () {
     expect(strict.getMempoolEntry(signalling.txid)!.bip125Replaceable).to.equal(true);
     const replacement2 = buildTx({ inputs: [coin2], outputs: [{ script: bob.wpkh.script, amount: 90_000n }] });
     expect(strict.submitTransaction(replacement2.hex)).to.equal(replacement2.txid);
+  });
+});
+
+describe("devnet policy: Core's money formatting in replacement messages", function () {
+  it("trims trailing zeros down to two decimals", () => {
+    expect(formatMoney(5000n)).to.equal("0.00005");
+    expect(formatMoney(100_000_000n)).to.equal("1.00");
+    expect(formatMoney(123_456_789n)).to.equal("1.23456789");
+    expect(formatMoney(0n)).to.equal("0.00");
   });
 });
