@@ -14,6 +14,18 @@ export const BARKD_OPENAPI: OpenApiDoc = JSON.parse(
   readFileSync(join(VECTORS_DIR, "..", "reference", "barkd-openapi.json"), "utf8"),
 ) as OpenApiDoc;
 
+/**
+ * Where barkd's published document and barkd's behaviour disagree, compatibility means the
+ * behaviour (rest-api.md §6). These patches make the schemas describe what barkd really sends.
+ */
+function applyDocumentedBehaviour(doc: OpenApiDoc): void {
+  const schemas = doc.components.schemas as Record<string, { properties?: Record<string, { type?: unknown }>; required?: string[] }>;
+  // "ArkInfo.max_vtxo_amount: always present, null when the server sets no limit"
+  const maxVtxo = schemas.ArkInfo?.properties?.max_vtxo_amount;
+  if (maxVtxo) maxVtxo.type = ["integer", "null"];
+}
+applyDocumentedBehaviour(BARKD_OPENAPI);
+
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats(ajv);

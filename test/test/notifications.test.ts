@@ -1,9 +1,11 @@
 import { expect } from "chai";
 import WebSocket from "ws";
+import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import { checkAgainstBarkdSchema } from "../src/barkd-schemas.js";
 
-const REGTEST = { network: "regtest", ark_server: "127.0.0.1:35035", chain_source: { esplora: { url: "http://127.0.0.1:30002" } } };
+let REGTEST: Record<string, unknown>;
+before(async () => { REGTEST = await regtestWallet(); });
 const WITH_EXAMPLE = {
   plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/e2e/example-plugin"],
   pluginConfig: { notifications: { waitTimeoutMs: 400 } },

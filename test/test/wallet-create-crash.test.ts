@@ -1,10 +1,12 @@
 import { expect } from "chai";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, tempDatadir } from "../src/daemon-process.js";
 
 const ABANDON = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
-const REGTEST = { network: "regtest", ark_server: "127.0.0.1:35035", chain_source: { esplora: { url: "http://127.0.0.1:30002" } }, mnemonic: ABANDON };
+let REGTEST: Record<string, unknown>;
+before(async () => { REGTEST = await regtestWallet({ mnemonic: ABANDON }); });
 
 /** Every fault point of the wallet creation, in order (plugins/wallet/src/lifecycle/wallet-lifecycle.ts). */
 const FAULT_POINTS = ["after-journal", "after-config", "after-db", "after-mnemonic"];

@@ -2,11 +2,13 @@ import { expect } from "chai";
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { regtestWallet, sharedDevnet } from "../src/shared-devnet.js";
 
 const ABANDON = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 /** First 4 bytes of HASH160 of m/350' for the "abandon … about" mnemonic (ark-vectors.json, key_derivation). */
 const ABANDON_FINGERPRINT = "53bdf6b1";
-const REGTEST = { network: "regtest", ark_server: "127.0.0.1:35035", chain_source: { esplora: { url: "http://127.0.0.1:30002" } } };
+let REGTEST: Record<string, unknown>;
+before(async () => { REGTEST = await regtestWallet(); });
 
 describe("wallet lifecycle (rest-api.md §3.1, §4.2)", function () {
   this.timeout(60_000);
@@ -31,8 +33,9 @@ describe("wallet lifecycle (rest-api.md §3.1, §4.2)", function () {
     expect(statSync(join(d.datadir, "mnemonic")).mode & 0o777).to.equal(0o600);
     expect(statSync(join(d.datadir, "config.toml")).mode & 0o777).to.equal(0o600);
     const toml = readFileSync(join(d.datadir, "config.toml"), "utf8");
-    expect(toml).to.contain('server_address = "https://127.0.0.1:35035"');
-    expect(toml).to.contain('esplora_address = "http://127.0.0.1:30002"');
+    const devnet = await sharedDevnet();
+    expect(toml).to.contain(`server_address = "${devnet.arkUrl}"`);
+    expect(toml).to.contain(`esplora_address = "${devnet.esploraUrl}"`);
     expect(existsSync(join(d.datadir, "wallet-create.journal"))).to.equal(false);
     expect(d.stderr()).to.not.contain("abandon");
   });
@@ -74,12 +77,14 @@ describe("wallet lifecycle (rest-api.md §3.1, §4.2)", function () {
     const msg = async (body: object) => ((await d.api("POST", "/api/v1/wallet/create", { body })).json as { message: string }).message;
     expect(await msg({ network: "regtest" })).to.equal("Error while creating wallet: You need to provide config flags or a config file");
     expect(await msg({ network: "regtest", chain_source: REGTEST.chain_source })).to.equal("Error while creating wallet: missing --ark arg");
+    expect(await msg({ ...REGTEST, chain_source: { esplora: { url: "http://127.0.0.1:9" } } })).to.match(/^Error while creating wallet: /);
     expect(await msg({ network: "regtest", ark_server: "x" })).to.match(/no chain source/);
     expect(await msg({ ...REGTEST, birthday_height: 5 })).to.match(/birthday_height can only be given together with a mnemonic/);
     expect(await msg({ ...REGTEST, chain_source: { bitcoind: { bitcoind: "127.0.0.1:18443", bitcoind_auth: { "user-pass": { user: "u", pass: "p" } } } }, mnemonic: ABANDON }))
       .to.match(/birthday_height is required/);
     expect(readdirSync(d.datadir).sort()).to.deep.equal(["auth_token", "debug.log", "tenderd.lock"]);
-    writeFileSync(join(d.datadir, "config.toml"), 'server_address = "https://ark.example"\nesplora_address = "https://esplora.example"\n');
+    const devnet = await sharedDevnet();
+    writeFileSync(join(d.datadir, "config.toml"), `server_address = "${devnet.arkUrl}"\nesplora_address = "${devnet.esploraUrl}"\n`);
     expect(await msg({ ...REGTEST })).to.equal("Error while creating wallet: Cannot provide an existing config file and config flags");
     const ok = await d.api("POST", "/api/v1/wallet/create", { body: { network: "regtest" } });
     expect(ok.status).to.equal(200);

@@ -25,7 +25,13 @@ export interface DaemonConfig {
 }
 
 /** The plugins enabled when the configuration names none. */
-export const DEFAULT_PLUGINS = ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history"];
+export const DEFAULT_PLUGINS = [
+  "@tender/plugin-wallet",
+  "@tender/plugin-bitcoin",
+  "@tender/plugin-onchain",
+  "@tender/plugin-notifications",
+  "@tender/plugin-history",
+];
 
 /** A configuration problem: the daemon refuses to start and prints this. */
 export class ConfigError extends Error {}
