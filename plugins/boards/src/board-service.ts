@@ -46,9 +46,9 @@ export class BoardService {
     return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).reduce((t, a) => t + BigInt(need(a.state.vtxoSat, "vtxoSat")), 0n);
   }
 
-  /** Drives every pending board once now (the wallet's sync). */
-  async syncPending(): Promise<void> {
-    for (const a of await this.unfinished()) await this.engine.drive(a.id);
+  /** Drives every unfinished board once now (the wallet's sync); one board's error does not stop the others. */
+  async syncPending(onError: (id: string, e: unknown) => void = () => undefined): Promise<void> {
+    for (const a of await this.unfinished()) await this.engine.drive(a.id).catch((e: unknown) => onError(a.id, e));
   }
 
   /** Coins spent by the funding txs of unfinished boards other than `exceptId`. */

@@ -1,4 +1,4 @@
-import { ActionEngine, definePlugin } from "@tender/core";
+import { ActionEngine, WalletSession, definePlugin } from "@tender/core";
 import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
 import { WalletChainToken } from "@tender/plugin-bitcoin";
 import { MovementStoreToken } from "@tender/plugin-history";
@@ -34,6 +34,7 @@ export const boardsPlugin = definePlugin({
   dependencies: ["wallet", "bitcoin", "onchain", "history", "ark"],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
+    const pollMs = settings.pollMs ?? 2_000;
     const c = ctx.container;
     const connection = c.resolve(ArkConnectionToken);
     const ports: BoardPorts = {
@@ -46,8 +47,17 @@ export const boardsPlugin = definePlugin({
     };
     const engine = c.resolve(ActionEngine);
     const service = new BoardService(engine, ports.server);
-    engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs: settings.pollMs ?? 2_000 }));
+    engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }));
     c.registerInstance(BoardServiceToken, service);
+    const wallet = c.resolve(WalletSession);
+    // Pending boards are checked on every poll (barkd checks them on every sync).
+    ctx.task({
+      name: "boards.sync",
+      intervalMs: pollMs,
+      run: async () => {
+        if (wallet.isLoaded) await service.syncPending((id, e) => ctx.logger.warn(`board ${id}: ${e instanceof Error ? e.message : String(e)}`));
+      },
+    });
     for (const r of boardRoutes(() => service, () => ports.server)) ctx.route(r);
   },
 });

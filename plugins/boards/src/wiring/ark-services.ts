@@ -6,10 +6,25 @@ import { toHex, vtxoIdString, type Vtxo } from "@tender/plugin-ark/protocol";
 import type { ArkConnection, ArkKeys, VtxoStore } from "@tender/plugin-ark";
 import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
+/**
+ * Waits until the Ark rail has attached the loaded wallet (it does so on `WalletLoaded`, which
+ * also resumes unfinished actions: a resumed board must not run before it). Gives up after
+ * `timeoutMs`, and then the caller's call throws its own "No wallet set".
+ */
+export async function whenAttached(isAttached: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (!isAttached() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
+}
+
 /** {@link BoardServer} over the wallet's Ark server connection. */
 export function arkBoardServer(connection: ArkConnection): BoardServer {
+  const client = async () => {
+    await whenAttached(() => connection.isAttached);
+    return connection.client;
+  };
   return {
     async info() {
+      await whenAttached(() => connection.isAttached);
       const i = await connection.arkInfo();
       const fees = i.fees?.board;
       if (!fees) throw new Error("the Ark server announced no board fees");
@@ -20,12 +35,12 @@ export function arkBoardServer(connection: ArkConnection): BoardServer {
       };
     },
     async requestBoardCosign(c) {
-      return connection.client.ark("requestBoardCosign", {
+      return (await client()).ark("requestBoardCosign", {
         amount: c.amountSat, utxo: c.utxo, expiryHeight: c.expiryHeight, userPubkey: c.userPubkey, pubNonce: c.pubNonce, fundingTx: c.fundingTx,
       });
     },
     async registerBoardVtxo(vtxo) {
-      await connection.client.ark("registerBoardVtxo", { boardVtxo: vtxo });
+      await (await client()).ark("registerBoardVtxo", { boardVtxo: vtxo });
     },
   };
 }
@@ -33,8 +48,12 @@ export function arkBoardServer(connection: ArkConnection): BoardServer {
 /** {@link BoardKeys} over the wallet's Ark keys. */
 export function arkBoardKeys(keys: ArkKeys): BoardKeys {
   return {
-    nextVtxoKey: async () => (await keys.nextVtxoKey()).publicKey,
+    async nextVtxoKey() {
+      await whenAttached(() => keys.isAttached);
+      return (await keys.nextVtxoKey()).publicKey;
+    },
     async secretKeyFor(pubkey) {
+      await whenAttached(() => keys.isAttached);
       const k = keys.keyByPubkey(pubkey);
       if (!k) throw new Error(`VTXO key ${toHex(pubkey)} is not one of the wallet's keys`);
       return k.secretKey;
