@@ -1,0 +1,78 @@
+import { expect } from "chai";
+import { spawn, execFile, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { REPO_ROOT, cleanup, tempDatadir } from "../src/daemon-process.js";
+
+const START_ALL = join(REPO_ROOT, "adapters", "devnet", "dist", "src", "launch", "start-all.js");
+
+const freePort = () => new Promise<number>((resolve, reject) => {
+  const s = createServer();
+  s.once("error", reject);
+  s.listen(0, "127.0.0.1", () => {
+    const port = (s.address() as { port: number }).port;
+    s.close(() => resolve(port));
+  });
+});
+
+const refused = async (url: string) => fetch(url).then(() => false, () => true);
+
+describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3 item 5, issue 6 item 4)", function () {
+  this.timeout(120_000);
+  let launcher: ChildProcess | undefined;
+  const datadir = tempDatadir("tender-start-");
+  after(() => {
+    if (launcher && launcher.exitCode === null && launcher.signalCode === null) launcher.kill("SIGKILL");
+    for (const d of [datadir, `${datadir}-devnet`, `${datadir}-bob`]) cleanup(d);
+  });
+
+  it("starts everything on loopback, prints a recipe that creates, funds and boards, and stops everything on SIGINT", async () => {
+    const port = await freePort();
+    launcher = spawn(process.execPath, [START_ALL, "--datadir", datadir, "--port", String(port), "--profile", "test",
+      "--esplora-port", "0", "--rpc-port", "0", "--ark-port", "0", "--ark-admin-port", "0"], { cwd: REPO_ROOT });
+    let out = "";
+    let err = "";
+    launcher.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+    const exited = new Promise<number | null>((r) => launcher!.once("exit", (code) => r(code)));
+    await new Promise<void>((resolve, reject) => {
+      const t = setTimeout(() => reject(new Error(`start-all did not print its recipe:\n${out}\n${err}`)), 60_000);
+      launcher!.stdout!.on("data", (d: Buffer) => {
+        out += d.toString();
+        if (out.includes("# Ctrl-C")) { clearTimeout(t); resolve(); }
+      });
+      void exited.then((code) => reject(new Error(`start-all exited with ${code}:\n${err}`)));
+    });
+
+    const ready = JSON.parse(/^devnet ready (.*)$/m.exec(out)![1]!) as Record<string, string>;
+    expect(ready.daemon).to.equal(`http://127.0.0.1:${port}`);
+    for (const url of Object.values(ready)) expect(url, "loopback only").to.match(/^http:\/\/127\.0\.0\.1:\d+/);
+
+    // Run the printed recipe up to the board (steps 1–3) exactly as a person would paste it.
+    const lines = out.split("\n");
+    const recipe = lines.slice(lines.findIndex((l) => l.startsWith("TOKEN=")), lines.findIndex((l) => l.startsWith("# 4."))).join("\n");
+    expect(recipe).to.contain("/boards/board-amount");
+    const env = { ...process.env, PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}` };
+    const { stdout } = await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 60_000 });
+    expect(stdout).to.contain('"fingerprint"');
+    expect(stdout).to.match(/"funding_tx":\{"txid":"[0-9a-f]{64}"/);
+
+    const token = readFileSync(join(datadir, "auth_token"), "utf8").trim();
+    const api = async <T>(path: string): Promise<T> => (await (await fetch(`${ready.daemon}/api/v1${path}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as T;
+    const end = Date.now() + 20_000;
+    let boards: { status: string }[] = [];
+    while (Date.now() < end) {
+      boards = (await api<{ status: string; subsystem: { name: string } }[]>("/history")).filter((m) => m.subsystem.name === "bark.board");
+      if (boards[0]?.status === "successful") break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(boards.map((b) => b.status)).to.deep.equal(["successful"]);
+    expect(await api<unknown[]>("/boards/pending")).to.deep.equal([]);
+
+    launcher.kill("SIGINT");
+    expect(await exited).to.equal(0);
+    expect(await refused(`${ready.daemon}/ping`), "daemon stopped").to.equal(true);
+    expect(await refused(`${ready.esplora}/blocks/tip/height`), "chain stopped").to.equal(true);
+  });
+});
