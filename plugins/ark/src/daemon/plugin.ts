@@ -70,8 +70,9 @@ export const arkPlugin = definePlugin({
       movements: ctx.container.resolve(MovementStoreToken),
     };
     const mailbox = new MailboxSync(wallet, db);
-    const sender = new ArkoorSender(wallet, engine);
-    engine.define(arkoorSendAction(wallet));
+    const freshSends = new Set<string>();
+    const sender = new ArkoorSender(wallet, engine, freshSends);
+    engine.define(arkoorSendAction(wallet, freshSends));
 
     let attached = false;
     ctx.events.on(WalletLoaded, async (loadedWallet) => {

@@ -27,6 +27,16 @@ export interface ArkoorSendState {
   delivered: boolean;
 }
 
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && [...a].sort().join() === [...b].sort().join();
+}
+
+/** Fault points (`TENDER_FAULT_INJECT`) of the send, in order: one at the start of every step, and after each server call that changes state. */
+export const ARKOOR_SEND_FAULT_POINTS = [
+  "ark-send:lock", "ark-send:movement", "ark-send:after-movement", "ark-send:register-inputs", "ark-send:cosign", "ark-send:after-cosign",
+  "ark-send:register-outputs", "ark-send:deliver", "ark-send:after-deliver", "ark-send:finalize",
+] as const;
+
 function isRejection(e: unknown): boolean {
   return e instanceof ArkServerRejectedError;
 }
@@ -65,45 +75,53 @@ function splitSigned(s: ArkoorSendState, w: ArkWallet): { change: Vtxo[]; sent: 
  * output, deliver to the address's mailbox, then mark inputs spent and store the change. Each
  * step is saved before the next talks to the server; a resumed step is idempotent (the server
  * replays a cosign for the same package, registrations and mailbox posts are idempotent).
+ * `fresh` holds the ids of actions this process just started (their movement step needs no search).
  */
-export function arkoorSendAction(w: ArkWallet): ActionDefinition<ArkoorSendState> {
+export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): ActionDefinition<ArkoorSendState> {
   return {
     kind: ARKOOR_SEND_ACTION,
     firstStep: "lock",
     steps: {
       lock: async (s, { id }) => {
+        faultPoint("ark-send:lock");
         try {
           await w.vtxos.lock(s.inputIds, id);
         } catch (e) {
           if (e instanceof VtxoNotSpendableError) return fail(s, e);
           throw e;
         }
-        if (s.movementId === null) {
-          const amount = Number(s.amountSat);
-          const m = await w.movements.create({
-            subsystem: { name: "bark.arkoor", kind: "send" },
-            intendedBalanceSat: -amount,
-            effectiveBalanceSat: -amount,
-            offchainFeeSat: 0,
-            sentTo: [{ destination: { type: "ark", value: s.address }, amount_sat: amount }],
-            inputVtxos: s.inputIds,
-          });
-          s = { ...s, movementId: m.id };
-        }
-        faultPoint("ark-send:before-register-inputs");
-        return { next: "registerInputs", state: s };
+        return { next: "movement", state: s };
+      },
+      movement: async (s, { id }) => {
+        faultPoint("ark-send:movement");
+        // an action not started by this process may have created its movement before a crash:
+        // find it (pending, same locked inputs) instead of creating a second one
+        const existing = fresh.delete(id) ? undefined : (await w.movements.list()).find((m) =>
+          m.subsystem.name === "bark.arkoor" && m.subsystem.kind === "send" && m.status === "pending" && sameIds(m.input_vtxos, s.inputIds));
+        const amount = Number(s.amountSat);
+        const m = existing ?? await w.movements.create({
+          subsystem: { name: "bark.arkoor", kind: "send" },
+          intendedBalanceSat: -amount,
+          effectiveBalanceSat: -amount,
+          offchainFeeSat: 0,
+          sentTo: [{ destination: { type: "ark", value: s.address }, amount_sat: amount }],
+          inputVtxos: s.inputIds,
+        });
+        faultPoint("ark-send:after-movement");
+        return { next: "registerInputs", state: { ...s, movementId: m.id } };
       },
       registerInputs: async (s) => {
+        faultPoint("ark-send:register-inputs");
         try {
           await w.connection.client.ark("registerVtxoTransactions", { vtxos: (await inputVtxos(w, s)).map((v) => encodeVtxo(v)) });
         } catch (e) {
           if (isRejection(e)) return fail(s, e);
           throw e;
         }
-        faultPoint("ark-send:before-cosign");
         return { next: "cosign", state: s };
       },
       cosign: async (s) => {
+        faultPoint("ark-send:cosign");
         const inputs = await inputVtxos(w, s);
         const info = await w.connection.arkInfo();
         const secretFor = (pk: Uint8Array) => {
@@ -131,15 +149,16 @@ export function arkoorSendAction(w: ArkWallet): ActionDefinition<ArkoorSendState
           if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
           throw e;
         }
-        faultPoint("ark-send:before-register-outputs");
+        faultPoint("ark-send:after-cosign");
         return { next: "registerOutputs", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))) } };
       },
       registerOutputs: async (s) => {
+        faultPoint("ark-send:register-outputs");
         await w.connection.client.ark("registerVtxoTransactions", { vtxos: (s.signed ?? []).map(fromHex) });
-        faultPoint("ark-send:before-deliver");
         return { next: "deliver", state: s };
       },
       deliver: async (s) => {
+        faultPoint("ark-send:deliver");
         const { sent } = splitSigned(s, w);
         let delivered = false;
         let rejected = 0;
@@ -158,10 +177,11 @@ export function arkoorSendAction(w: ArkWallet): ActionDefinition<ArkoorSendState
           w.logger.warn(`arkoor send: delivery failed, retrying later: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
           return { waitMs: w.settings().deliveryRetryMs, state: s };
         }
-        faultPoint("ark-send:before-finalize");
+        faultPoint("ark-send:after-deliver");
         return { next: "finalize", state: { ...s, delivered } };
       },
       finalize: async (s) => {
+        faultPoint("ark-send:finalize");
         const { change } = splitSigned(s, w);
         for (const v of change) await w.vtxos.add(v, "spendable");
         await w.vtxos.markSpent(s.inputIds);

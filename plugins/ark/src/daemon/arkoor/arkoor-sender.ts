@@ -1,3 +1,4 @@
+import { randomUUID } from "node:crypto";
 import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
 import {
   AddressError, InsufficientFundsError, checkArkoorAddress, exitDepth, selectVtxos, splitChange, toHex,
@@ -26,7 +27,7 @@ class SelectionLock {
 export class ArkoorSender {
   private readonly selection = new SelectionLock();
 
-  constructor(private readonly w: ArkWallet, private readonly engine: ActionEngine) {}
+  constructor(private readonly w: ArkWallet, private readonly engine: ActionEngine, private readonly fresh: Set<string>) {}
 
   async send(dest: ArkDestination, amountSat: number): Promise<void> {
     const info = await this.w.connection.arkInfo().catch((e: unknown) => {
@@ -71,7 +72,9 @@ export class ArkoorSender {
         changeAmounts: pieces.map((p) => p.toString()), movementId: null, signed: null, delivered: false,
       };
       // the lock step runs inside start(), before the selection lock is released
-      return this.engine.start(ARKOOR_SEND_ACTION, state);
+      const id = randomUUID();
+      this.fresh.add(id);
+      return this.engine.start(ARKOOR_SEND_ACTION, state, id);
     });
     if (started.step === "failed") throw new InternalServerError(`Failed to send arkoor payment: ${started.error ?? "unknown error"}`);
   }

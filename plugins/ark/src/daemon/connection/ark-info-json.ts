@@ -33,7 +33,7 @@ export function arkInfoJson(i: ArkInfo): Record<string, unknown> {
     vtxo_lifetime: lifetime,
     htlc_send_expiry_delta: i.htlcSendExpiryDelta,
     htlc_expiry_delta: i.htlcExpiryDelta,
-    max_vtxo_amount: i.maxVtxoAmount === undefined ? null : n(i.maxVtxoAmount),
+    max_vtxo_amount: i.maxVtxoAmount === undefined ? null : n(i.maxVtxoAmount), // always present, null = no limit (rest-api §6)
     required_board_confirmations: i.requiredBoardConfirmations,
     max_user_invoice_cltv_delta: i.maxUserInvoiceCltvDelta,
     min_board_amount_sat: n(i.minBoardAmount),

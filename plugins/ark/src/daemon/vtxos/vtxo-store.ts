@@ -46,16 +46,17 @@ export class VtxoStore {
 
   /**
    * Stores `vtxo` with `state` unless a VTXO with its id is already stored (then the stored one
-   * is kept: adding is idempotent). Returns whether it was new.
+   * is kept: adding is idempotent). Returns whether it was new. A `locked` VTXO names the action
+   * holding it in `lockedBy` (e.g. a board waiting for confirmations).
    */
-  async add(vtxo: Vtxo, state: VtxoState = "spendable"): Promise<boolean> {
+  async add(vtxo: Vtxo, state: VtxoState = "spendable", lockedBy: string | null = null): Promise<boolean> {
     const em = this.db.em();
     const id = vtxoIdString(vtxo);
     if (await em.findOne(ArkVtxoRow, { id })) return false;
     const t = BigInt(this.now());
     em.create(ArkVtxoRow, {
       id, encoded: toHex(encodeVtxo(vtxo)), amountSat: vtxo.amount, expiryHeight: vtxo.expiryHeight, state,
-      lockedBy: null, createdAtMs: t, updatedAtMs: t,
+      lockedBy: state === "locked" ? lockedBy : null, createdAtMs: t, updatedAtMs: t,
     });
     await em.flush();
     return true;
