@@ -1,0 +1,89 @@
+import { expect } from "chai";
+import type { ActionDefinition } from "@tender/core";
+import { boardAction } from "../src/board-action.js";
+import type { BoardState } from "../src/board-state.js";
+import { FakeWorld, INFO, silentLogger } from "./fakes.js";
+
+type Def = ActionDefinition<BoardState>;
+const ID = "action-1";
+
+/** A board that reached `confirming`: funded, co-signed, recorded and broadcast. */
+async function broadcastBoard(def: Def): Promise<BoardState> {
+  let step = "fund";
+  let state: BoardState = { mode: "amount", requestedSat: "100000" };
+  while (step !== "confirming") {
+    const out = await def.steps[step]!(state, { id: ID });
+    if (!("next" in out)) throw new Error(`board stopped at ${step}: ${JSON.stringify(out)}`);
+    step = out.next;
+    state = out.state;
+  }
+  return state;
+}
+
+describe("board confirmation and registration (flows §4.2 step 10), over fakes", () => {
+  let world: FakeWorld;
+  let def: Def;
+  let s: BoardState;
+  beforeEach(async () => {
+    world = new FakeWorld();
+    def = boardAction(world.ports, async () => new Set(), silentLogger, { pollMs: 50 });
+    s = await broadcastBoard(def);
+  });
+  const confirming = () => def.steps.confirming!(s, { id: ID });
+  const register = () => def.steps.register!(s, { id: ID });
+
+  it("waits while the funding tx is in the mempool or has fewer than the server's confirmations", async () => {
+    expect(await confirming()).to.deep.equal({ waitMs: 50 });
+    world.confirm(s.fundingTxid!, world.tip);
+    expect(INFO.requiredBoardConfirmations).to.equal(2);
+    expect(await confirming()).to.deep.equal({ waitMs: 50 });
+    world.tip++;
+    expect(await confirming()).to.deep.include({ next: "register" });
+  });
+
+  it("re-broadcasts a funding tx that left the mempool while its inputs are unspent", async () => {
+    world.statuses.clear();
+    const before = world.calls.broadcast.length;
+    expect(await confirming()).to.deep.equal({ waitMs: 50 });
+    expect(world.calls.broadcast.length).to.equal(before + 1);
+    expect(world.calls.broadcast.at(-1)).to.equal(s.fundingTxHex);
+  });
+
+  it("waits without re-broadcasting while an unconfirmed conflict spends a funding input", async () => {
+    world.statuses.clear();
+    world.outspends.set(s.fundingInputs![0]!, { spent: true, txid: "ee".repeat(32), vin: 0, status: { confirmed: false } });
+    const before = world.calls.broadcast.length;
+    expect(await confirming()).to.deep.equal({ waitMs: 50 });
+    expect(world.calls.broadcast.length).to.equal(before);
+    expect(world.movements.get(s.movementId!)!.status).to.equal("pending");
+  });
+
+  it("fails for good when a confirmed conflict spends a funding input: movement failed, VTXO spent, nothing registered", async () => {
+    world.statuses.clear();
+    world.outspends.set(s.fundingInputs![0]!, { spent: true, txid: "ee".repeat(32), vin: 0, status: { confirmed: true, block: { height: 201, hash: "00".repeat(32) }, blockTime: 0 } });
+    const out = await confirming();
+    expect(out).to.have.property("failed").that.contains(`double-spent by confirmed transaction ${"ee".repeat(32)}`);
+    expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
+    expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spent");
+    expect(world.calls.register).to.deep.equal([]);
+  });
+
+  it("register: a refusal is retried later (never fails a board whose funds are on-chain); success makes the VTXO spendable", async () => {
+    world.confirm(s.fundingTxid!, world.tip - 1);
+    world.registerFails = true;
+    expect(await register()).to.deep.equal({ waitMs: 50 });
+    expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("locked");
+    expect(world.movements.get(s.movementId!)!.status).to.equal("pending");
+    world.registerFails = false;
+    expect(await register()).to.deep.include({ done: true });
+    expect(world.calls.register).to.have.length(2);
+    expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spendable");
+    expect(world.movements.get(s.movementId!)!.status).to.equal("successful");
+  });
+
+  it("register: goes back to confirming when the funding tx is no longer confirmed (reorg)", async () => {
+    world.statuses.set(s.fundingTxid!, { confirmed: false });
+    expect(await register()).to.deep.include({ next: "confirming" });
+    expect(world.calls.register).to.deep.equal([]);
+  });
+});
