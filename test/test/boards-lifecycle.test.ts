@@ -7,6 +7,8 @@ import {
 } from "./boards-harness.js";
 
 interface OnchainBalance { total_sat: number; confirmed_sat: number; trusted_pending_sat: number }
+interface ArkBalance { spendable_sat: number; pending_board_sat: number }
+interface VtxoInfo { id: string; amount_sat: number; chain_anchor: string; state: { type: string } }
 interface WaitResponse { notifications: { type: string; movement?: Movement }[]; last_pushed_at: string | null }
 
 describe("boards over HTTP on the devnet with the reference Ark server (flows §4.2, rest-api §3.3, §3.5)", function () {
@@ -35,6 +37,10 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     expect(tx.outs[0]!.value).to.equal(200_000n);
     expect(devnet.node.getTransaction(board.funding_tx.txid)?.status.confirmed, "funding tx broadcast").to.equal(false);
     expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.deep.equal([board]);
+    expect(await ok<ArkBalance>(d, "GET", "/api/v1/wallet/balance")).to.deep.include({ spendable_sat: 0, pending_board_sat: board.amount_sat });
+    const locked = (await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos")).find((v) => v.id === board.vtxos[0]);
+    expect(locked).to.deep.include({ amount_sat: board.amount_sat, chain_anchor: `${board.funding_tx.txid}:0` });
+    expect(locked!.state.type).to.equal("locked");
 
     const pending = (await movement(d, board.movement_id))!;
     const onchainFee = Number(tx.ins.length) > 0 ? pending.metadata?.onchain_fee_sat : undefined;
@@ -64,6 +70,9 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     expect(done.time.completed_at).to.be.a("string");
     expect(await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).to.deep.equal([]);
     expect(await serverVtxoState(board.vtxos[0]!)).to.equal("spendable");
+    expect(await ok<ArkBalance>(d, "GET", "/api/v1/wallet/balance")).to.deep.include({ spendable_sat: board.amount_sat, pending_board_sat: 0 });
+    const spendable = (await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos")).find((v) => v.id === board.vtxos[0]);
+    expect(spendable!.state).to.deep.equal({ type: "spendable" });
 
     const notes = (await ok<WaitResponse>(d, "GET", `/api/v1/notifications/wait${since ? `?since=${encodeURIComponent(since)}` : ""}`)).notifications
       .filter((n) => n.movement?.id === board.movement_id);

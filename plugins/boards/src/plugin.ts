@@ -1,5 +1,5 @@
 import { ActionEngine, WalletSession, definePlugin } from "@tender/core";
-import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
+import { ArkConnectionToken, ArkKeysToken, PendingBoardBalanceToken, VtxoStoreToken } from "@tender/plugin-ark";
 import { WalletChainToken } from "@tender/plugin-bitcoin";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletToken } from "@tender/plugin-onchain";
@@ -49,6 +49,7 @@ export const boardsPlugin = definePlugin({
     const service = new BoardService(engine, ports.server);
     engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }));
     c.registerInstance(BoardServiceToken, service);
+    c.registerInstance(PendingBoardBalanceToken, () => service.pendingBoardSat());
     const wallet = c.resolve(WalletSession);
     // Pending boards are checked on every poll (barkd checks them on every sync).
     ctx.task({

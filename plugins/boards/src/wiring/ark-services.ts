@@ -2,7 +2,7 @@
  * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
  */
 import { effectiveVtxoLifetime } from "@tender/ark-grpc";
-import { toHex, vtxoIdString, type Vtxo } from "@tender/plugin-ark/protocol";
+import { toHex, type Vtxo } from "@tender/plugin-ark/protocol";
 import type { ArkConnection, ArkKeys, VtxoStore } from "@tender/plugin-ark";
 import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
@@ -62,18 +62,14 @@ export function arkBoardKeys(keys: ArkKeys): BoardKeys {
 }
 
 /**
- * {@link BoardVtxoStore} over the Ark rail's VTXO store. The store has no "add locked by" call
- * yet, so the VTXO is added and locked to the action right after (both idempotent; a resumed
- * `record` step repeats them).
+ * {@link BoardVtxoStore} over the Ark rail's VTXO store: the board VTXO is stored `locked` by the
+ * board action (never spendable before registration), and the action's lock is released when the
+ * server registered it.
  */
 export function arkBoardVtxos(store: VtxoStore): BoardVtxoStore {
   return {
     async storeLocked(vtxo: Vtxo, actionId: string) {
-      const id = vtxoIdString(vtxo);
-      const existing = await store.get(id);
-      if (existing && existing.state !== "spendable") return;
-      await store.add(vtxo, "spendable");
-      await store.lock([id], actionId);
+      await store.add(vtxo, "locked", actionId);
     },
     async markSpendable(vtxoId) {
       const v = await store.get(vtxoId);
