@@ -1,4 +1,6 @@
 import { expect } from "chai";
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
 import { decodeArkAddress, encodeArkAddress } from "@tender/plugin-ark/protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
@@ -181,6 +183,33 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     expect(await ok(alice, "GET", "/api/v1/wallet/balance")).to.deep.equal(before.balance);
     expect(await ok(alice, "GET", "/api/v1/wallet/vtxos?all=true")).to.deep.equal(before.vtxos);
     expect(await ok(alice, "GET", "/api/v1/history")).to.deep.equal(before.history);
+  });
+
+  it("with daemon_manual_sync only the heartbeat runs: a payment arrives on POST sync/mailbox, which returns the checkpoint", async () => {
+    let dave = await startDaemon({ config: arkDaemonConfig() });
+    others.push(dave);
+    await ok(dave, "POST", "/api/v1/wallet/create", createBody(devnet));
+    await dave.stop();
+    appendFileSync(join(dave.datadir, "config.toml"), "daemon_manual_sync = true\n");
+    dave = await startDaemon({ datadir: dave.datadir, config: arkDaemonConfig() });
+    others.push(dave);
+    await until("connected", async () => ((await ok<{ connected: boolean }>(dave, "GET", "/api/v1/wallet/connected")).connected ? true : undefined));
+    const { address } = await ok<{ address: string }>(dave, "POST", "/api/v1/wallet/addresses/next");
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 2_000 });
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(await ok<VtxoInfo[]>(dave, "GET", "/api/v1/wallet/vtxos")).to.deep.equal([]);
+
+    const first = await dave.api("POST", "/api/v1/wallet/sync/mailbox");
+    expect(first.status).to.equal(200);
+    expect(first.text).to.match(/^\{"checkpoint":\d+\}$/);
+    const checkpoint = BigInt(/\d+/.exec(first.text)![0]);
+    expect(checkpoint > 0n).to.equal(true);
+    expect((await ok<VtxoInfo[]>(dave, "GET", "/api/v1/wallet/vtxos")).map((v) => v.amount_sat)).to.deep.equal([2_000]);
+    const again = await dave.api("POST", "/api/v1/wallet/sync/mailbox");
+    expect(again.text).to.equal(first.text);
+    const sync = await dave.api("POST", "/api/v1/wallet/sync");
+    expect([sync.status, sync.text]).to.deep.equal([200, ""]);
+    expect((await ok<Movement[]>(dave, "GET", "/api/v1/history")).map((m) => [m.subsystem.kind, m.effective_balance_sat])).to.deep.equal([["receive", 2_000]]);
   });
 });
 
