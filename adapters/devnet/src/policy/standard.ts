@@ -83,50 +83,51 @@ export function checkStandardTx(tx: Tx, weight: number, nonWitnessSize: number):
 
 /** Core's AreInputsStandard: spent templates must be known (not future segwit), P2SH redeem scripts limited in sigops. */
 export function checkInputsStandard(tx: Tx, spent: readonly SpentCoin[]): Refusal | undefined {
+  const reason = "bad-txns-nonstandard-inputs";
   for (let i = 0; i < tx.inputs.length; i++) {
-    const prev = spent[i]!.scriptPubKey;
-    const type = classifyScript(prev);
-    if (type === "nonstandard" || type === "unknown_witness") return { reason: "bad-txns-nonstandard-inputs" };
+    const type = classifyScript(spent[i]!.scriptPubKey);
+    if (type === "nonstandard") return { reason, debug: `input ${i} script unknown` };
+    if (type === "unknown_witness") return { reason, debug: `input ${i} witness program is undefined` };
     if (type === "p2sh") {
       const redeem = lastPush(tx.inputs[i]!.scriptSig);
-      if (redeem === undefined) return { reason: "bad-txns-nonstandard-inputs" };
-      if (countSigOps(redeem) > MAX_P2SH_SIGOPS) return { reason: "bad-txns-nonstandard-inputs" };
+      if (redeem === undefined) return { reason, debug: `input ${i} P2SH redeemscript missing` };
+      const sigops = countSigOps(redeem);
+      if (sigops > MAX_P2SH_SIGOPS) return { reason, debug: `p2sh redeemscript sigops exceed limit (input ${i}: ${sigops} > ${MAX_P2SH_SIGOPS})` };
     }
   }
   return undefined;
 }
 
-/** Core's IsWitnessStandard: P2A spends carry no witness; P2WSH and tapscript stacks within limits; no annex. */
+/** Core's IsWitnessStandard: no witness on P2A or non-witness inputs; P2WSH and tapscript stacks within limits; no annex. */
 export function checkWitnessStandard(tx: Tx, spent: readonly SpentCoin[]): Refusal | undefined {
+  const refusal = { reason: "bad-witness-nonstandard" };
   for (let i = 0; i < tx.inputs.length; i++) {
     const input = tx.inputs[i]!;
     const witness = input.witness;
+    if (witness.length === 0) continue;
     let prev = spent[i]!.scriptPubKey;
+    if (isPayToAnchor(prev)) return refusal; // witness stuffing
+    let p2sh = false;
     if (classifyScript(prev) === "p2sh") {
       const redeem = lastPush(input.scriptSig);
-      if (redeem) prev = redeem;
+      if (redeem === undefined) return refusal;
+      prev = redeem;
+      p2sh = true;
     }
-    if (isPayToAnchor(prev)) {
-      if (witness.length > 0) return { reason: "bad-witness-nonstandard" };
-      continue;
-    }
-    if (witness.length === 0) continue;
     const wp = witnessProgram(prev);
-    if (!wp) return { reason: "bad-witness-nonstandard" }; // a witness on a non-witness input
+    if (!wp) return refusal; // a witness on a non-witness input
     if (wp.version === 0 && wp.program.length === 32) {
-      const script = witness[witness.length - 1]!;
-      if (script.length > MAX_STANDARD_P2WSH_SCRIPT_SIZE) return { reason: "bad-witness-nonstandard" };
-      if (witness.length - 1 > MAX_STANDARD_P2WSH_STACK_ITEMS) return { reason: "bad-witness-nonstandard" };
-      if (witness.slice(0, -1).some((item) => item.length > MAX_STANDARD_WITNESS_STACK_ITEM_SIZE)) return { reason: "bad-witness-nonstandard" };
+      if (witness[witness.length - 1]!.length > MAX_STANDARD_P2WSH_SCRIPT_SIZE) return refusal;
+      if (witness.length - 1 > MAX_STANDARD_P2WSH_STACK_ITEMS) return refusal;
+      if (witness.slice(0, -1).some((item) => item.length > MAX_STANDARD_WITNESS_STACK_ITEM_SIZE)) return refusal;
     }
-    if (wp.version === 1 && wp.program.length === 32) {
-      let stack = witness;
-      if (stack.length >= 2 && stack[stack.length - 1]![0] === 0x50) return { reason: "bad-witness-nonstandard" };
-      if (stack.length >= 2) {
-        const control = stack[stack.length - 1]!;
-        if ((control[0]! & 0xfe) === 0xc0) {
-          stack = stack.slice(0, -2);
-          if (stack.some((item) => item.length > MAX_STANDARD_TAPSCRIPT_STACK_ITEM_SIZE)) return { reason: "bad-witness-nonstandard" };
+    if (wp.version === 1 && wp.program.length === 32 && !p2sh) {
+      const last = witness[witness.length - 1]!;
+      if (witness.length >= 2 && last.length > 0 && last[0] === 0x50) return refusal; // annex
+      if (witness.length >= 2) {
+        if (last.length === 0) return refusal;
+        if ((last[0]! & 0xfe) === 0xc0 && witness.slice(0, -2).some((item) => item.length > MAX_STANDARD_TAPSCRIPT_STACK_ITEM_SIZE)) {
+          return refusal;
         }
       }
     }

@@ -71,6 +71,22 @@ describe("devnet policy: fees, dust and standard scripts", function () {
     expect(node.getTxStatus(spend.txid)!.blockHash).to.equal(hash);
   });
 
+  it("refuses spends of non-standard and future-witness outputs that a block carried", () => {
+    const coin = fund(node, alice, 60_000n);
+    const opTrue = Uint8Array.of(0x51);
+    const v2 = Uint8Array.from([0x52, 0x20, ...new Uint8Array(32).fill(7)]);
+    const odd = buildTx({ inputs: [coin], outputs: [{ script: opTrue, amount: 20_000n }, { script: v2, amount: 20_000n }, { script: alice.wpkh.script, amount: 19_000n }] });
+    expect(refusal(() => node.submitTransaction(odd.hex)).reason).to.equal("scriptpubkey");
+    node.mineTransactions([odd.hex]);
+    const spendOpTrue = buildTx({ inputs: [{ txid: odd.txid, vout: 0, amount: 20_000n, script: opTrue }], outputs: [{ script: bob.wpkh.script, amount: 19_000n }] });
+    expect(refusal(() => node.submitTransaction(spendOpTrue.hex))).to.deep.include({ reason: "bad-txns-nonstandard-inputs", debug: "input 0 script unknown" });
+    const spendV2 = buildTx({ inputs: [{ txid: odd.txid, vout: 1, amount: 20_000n, script: v2 }], outputs: [{ script: bob.wpkh.script, amount: 19_000n }] });
+    expect(refusal(() => node.submitTransaction(spendV2.hex))).to.deep.include({ reason: "bad-txns-nonstandard-inputs", debug: "input 0 witness program is undefined" });
+    // both are valid by consensus: a block takes them
+    const hash = node.mineTransactions([spendOpTrue.hex, spendV2.hex]);
+    expect(node.getBlock(hash)!.txCount).to.equal(3);
+  });
+
   it("lets a P2A anchor be spent only with an empty witness", () => {
     const coin = fund(node, alice, 50_000n);
     const anchorTx = buildTx({ inputs: [coin], outputs: [{ script: P2A_SCRIPT, amount: 500n }, { script: alice.wpkh.script, amount: 48_000n }] });
