@@ -20,7 +20,7 @@ import {
   musigTweakedKey, reverseBytes, toHex, vtxoIdString,
 } from "@tender/plugin-ark/protocol";
 import { checkBoardAmount, splitBoard } from "./board-amounts.js";
-import type { BoardPorts } from "./board-ports.js";
+import type { BoardPorts, FundingTx } from "./board-ports.js";
 import { BOARD_ACTION_KIND, need, type BoardState } from "./board-state.js";
 
 /** Timing of the background steps. */
@@ -35,6 +35,14 @@ const errorText = (e: unknown): string => (e instanceof Error ? e.message : Stri
 
 /** The funding inputs of every other unfinished board, so two boards never pick the same coin. */
 export type ReservedCoins = (exceptActionId: string) => Promise<Set<string>>;
+
+/** The funding tx as the state holds it. */
+function fundingOf(s: BoardState): FundingTx {
+  return {
+    txid: need(s.fundingTxid, "fundingTxid"), hex: need(s.fundingTxHex, "fundingTxHex"), vout: need(s.fundingVout, "fundingVout"),
+    amountSat: BigInt(need(s.amountSat, "amountSat")), onchainFeeSat: BigInt(need(s.onchainFeeSat, "onchainFeeSat")), inputs: need(s.fundingInputs, "fundingInputs"),
+  };
+}
 
 /** Builds the board action definition over the given ports. */
 export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming): ActionDefinition<BoardState> {
@@ -121,11 +129,15 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
 
   const broadcast: ActionStep<BoardState> = async (s) => {
     const txid = need(s.fundingTxid, "fundingTxid");
+    await wallet.hold(fundingOf(s));
     if ((await chain.txStatus(txid)) === null) {
       try {
         await chain.broadcast(need(s.fundingTxHex, "fundingTxHex"));
       } catch (e) {
-        if (e instanceof ChainSourceRejectedError) return fail(s, `Failed to broadcast the board funding transaction: ${e.reason}`);
+        if (e instanceof ChainSourceRejectedError) {
+          await wallet.release(txid);
+          return fail(s, `Failed to broadcast the board funding transaction: ${e.reason}`);
+        }
         throw e;
       }
     }

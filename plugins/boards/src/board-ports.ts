@@ -80,8 +80,15 @@ export interface FundingWallet {
    * Throws a {@link BoardRefusedError} for insufficient funds.
    */
   buildFunding(script: Uint8Array, amountSat: bigint | "all", exclude: ReadonlySet<string>): Promise<FundingTx>;
-  /** Tells the wallet a funding tx was broadcast, so its coins are no longer offered (best effort). */
+  /**
+   * Hands the signed funding tx to the wallet right before its broadcast: its coins are reserved
+   * from then on (idempotent by txid).
+   */
+  hold(funding: FundingTx): Promise<void>;
+  /** The held funding tx was broadcast: the wallet lists and counts it. */
   noteBroadcast(txid: string): Promise<void>;
+  /** The held funding tx will never be broadcast: its coins are free again. */
+  release(txid: string): Promise<void>;
 }
 
 /** The chain source, as boards use it. */

@@ -87,6 +87,7 @@ describe("board action steps (flows §4.2, client side), over fakes", () => {
     expect(world.vtxos.size).to.equal(0);
     expect(world.movements.size).to.equal(0);
     expect(world.calls.broadcast).to.deep.equal([]);
+    expect(world.held.size, "no coins reserved in the wallet").to.equal(0);
   });
 
   it("record: run twice (crash before its outcome was saved) stores one VTXO and one pending movement", async () => {
@@ -113,5 +114,23 @@ describe("board action steps (flows §4.2, client side), over fakes", () => {
     expect(out).to.have.property("failed").that.matches(/Failed to broadcast the board funding transaction: bad-txns-inputs-missingorspent/);
     expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spent");
+    expect(world.released, "the wallet's coins are released").to.deep.equal([s.fundingTxid]);
+    expect(world.held.size).to.equal(0);
+  });
+
+  it("broadcast: the wallet holds the funding tx before it is broadcast and is told after", async () => {
+    const order: string[] = [];
+    const { hold, noteBroadcast } = world.ports.wallet;
+    const { broadcast } = world.ports.chain;
+    Object.assign(world.ports.wallet, {
+      hold: async (f: Parameters<typeof hold>[0]) => { order.push("hold"); await hold(f); },
+      noteBroadcast: async (t: string) => { order.push("noted"); await noteBroadcast(t); },
+    });
+    Object.assign(world.ports.chain, { broadcast: async (h: string) => { order.push("broadcast"); await broadcast(h); } });
+    def = boardAction(world.ports, async () => reserved, silentLogger, { pollMs: 50 });
+    const r = await run(def, { mode: "amount", requestedSat: "100000" }, "fund", "confirming");
+    expect(order).to.deep.equal(["hold", "broadcast", "noted"]);
+    expect([...world.held]).to.deep.equal([r.state.fundingTxid]);
+    expect(world.noted).to.deep.equal([r.state.fundingTxid]);
   });
 });

@@ -35,6 +35,10 @@ export class FakeWorld {
   readonly outspends = new Map<string, OutputSpend>();
   /** Coins of the wallet, `value` each. */
   walletCoins = [150_000n];
+  /** Funding txs the wallet holds, and what it was told. */
+  readonly held = new Set<string>();
+  readonly noted: string[] = [];
+  readonly released: string[] = [];
   cosignBehaviour: "sign" | "refuse" | "bad-signature" = "sign";
   registerFails = false;
   broadcastRefusal: string | undefined;
@@ -95,7 +99,9 @@ export class FakeWorld {
         };
         return funding;
       },
-      noteBroadcast: async () => undefined,
+      hold: async (f) => { this.held.add(f.txid); },
+      noteBroadcast: async (txid) => { this.noted.push(txid); },
+      release: async (txid) => { this.held.delete(txid); this.released.push(txid); },
     },
     chain: {
       tipHeight: async () => this.tip,

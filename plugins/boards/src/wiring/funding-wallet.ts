@@ -1,9 +1,11 @@
 /**
  * The board funding tx, built from the on-chain wallet's coins and keys (its exported coin
  * selection and signer) but NOT broadcast: the board action persists it and broadcasts it only
- * after the server co-signed the board exit.
+ * after the server co-signed the board exit. Right before the broadcast the wallet holds it
+ * (`OnchainWallet.hold`: coins reserved), then learns it was broadcast (`markBroadcast`), or
+ * forgets it when the broadcast is refused (`abandon`).
  */
-import { address as btcAddress } from "bitcoinjs-lib";
+import { Transaction, address as btcAddress } from "bitcoinjs-lib";
 import { InsufficientFundsError, selectCoins, signSpend, type LoadedOnchainWallet } from "@tender/plugin-onchain";
 import { BoardRefusedError } from "../errors.js";
 import type { FundingTx, FundingWallet } from "../board-ports.js";
@@ -48,8 +50,17 @@ export function onchainFundingWallet(loaded: LoadedOnchainWallet): FundingWallet
       return { txid: signed.txid, hex: signed.hex, vout: 0, amountSat, onchainFeeSat: signed.feeSat, inputs: sel.inputs.map(outpointOf) };
     },
 
-    async noteBroadcast() {
-      await (await loaded.get()).sync();
+    async hold(funding) {
+      const vsize = Transaction.fromHex(funding.hex).virtualSize();
+      await (await loaded.get()).hold({ txid: funding.txid, hex: funding.hex, feeSat: funding.onchainFeeSat, vsize });
+    },
+
+    async noteBroadcast(txid) {
+      await (await loaded.get()).markBroadcast(txid);
+    },
+
+    async release(txid) {
+      await (await loaded.get()).abandon(txid);
     },
   };
 }
