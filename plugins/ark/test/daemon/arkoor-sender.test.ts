@@ -1,0 +1,122 @@
+import { expect } from "chai";
+import { BadRequestError, InternalServerError, silentLogger, type ActionEngine, type ChainSource, type Database } from "@tender/core";
+import type { MovementStore } from "@tender/plugin-history";
+import { arkId, decodeArkAddress, encodeArkAddress, vtxoIdString, walletArkAddress } from "../../src/protocol/index.js";
+import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
+import type { ArkoorSendState } from "../../src/daemon/arkoor/arkoor-send-action.js";
+import { ArkoorSender } from "../../src/daemon/arkoor/arkoor-sender.js";
+import { classifySendDestination } from "../../src/daemon/arkoor/destination.js";
+import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
+import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
+import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
+import { MNEMONIC, SERVER, boardOf, masterOf, memoryDb, randomKey } from "./fixtures.js";
+
+/** An address of a random recipient key at the test server. */
+function recipientAddress(serverPubkey = SERVER.pk): string {
+  const k = randomKey();
+  return encodeArkAddress(walletArkAddress({ network: "regtest", serverPubkey, serverMailboxPubkey: randomKey().pk, mailboxId: randomKey().pk, vtxoPubkey: k.pk, vtxoSecretKey: k.sk }));
+}
+
+describe("arkoor sender: destination checks, input selection and the change split (flows §4.3 steps 1–3)", () => {
+  let db: Database;
+  let store: VtxoStore;
+  let keys: ArkKeys;
+  let started: ArkoorSendState[];
+  let sender: ArkoorSender;
+  let splitFactor = 2;
+
+  beforeEach(async () => {
+    db = await memoryDb();
+    store = new VtxoStore(db);
+    keys = new ArkKeys(db);
+    await keys.attach(masterOf(MNEMONIC));
+    started = [];
+    splitFactor = 2;
+    const wallet: ArkWallet = {
+      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, maxVtxoExitDepth: 50 }) } as unknown as ArkConnection,
+      keys, vtxos: store, chain: {} as ChainSource, movements: {} as MovementStore, logger: silentLogger,
+      settings: () => ({ network: "regtest", changeSplitFactor: splitFactor, deliveryRetryMs: 1_000 }),
+    };
+    const engine = { start: async (_kind: string, state: ArkoorSendState, id: string) => { started.push(state); return { id, step: "done", state }; } };
+    sender = new ArkoorSender(wallet, engine as unknown as ActionEngine, new Set());
+  });
+  afterEach(() => db.close());
+
+  const pay = (amount: number, address = recipientAddress()) => sender.send(classifySendDestination(address, amount, null, "regtest"), amount);
+
+  it("splits change larger than the payment into change_vtxo_split_factor pieces on fresh keys", async () => {
+    await store.add(boardOf(100_000n));
+    await pay(30_000);
+    const [s] = started;
+    expect(s!.changeAmounts).to.deep.equal(["35000", "35000"]);
+    expect(s!.changeKeyIndexes).to.deep.equal([0, 1]);
+    expect(s!.amountSat).to.equal("30000");
+    expect(s!.blindedIds.length).to.equal(1);
+  });
+
+  it("keeps change not larger than the payment whole, splits in three with factor 3 (last piece takes the remainder), and sends a full balance without change", async () => {
+    await store.add(boardOf(100_000n));
+    await pay(60_000);
+    expect(started[0]!.changeAmounts).to.deep.equal(["40000"]);
+    await store.markSpent((await store.list()).map((v) => v.id));
+    splitFactor = 3;
+    await store.add(boardOf(100_001n));
+    await pay(10_000);
+    expect(started[1]!.changeAmounts).to.deep.equal(["30000", "30000", "30001"]);
+    await store.markSpent((await store.list()).map((v) => v.id));
+    const full = boardOf(5_000n);
+    await store.add(full);
+    await pay(5_000);
+    expect(started[2]!.changeAmounts).to.deep.equal([]);
+    expect(started[2]!.inputIds).to.deep.equal([vtxoIdString(full)]);
+  });
+
+  it("selects the soonest-expiring VTXOs first and never locked ones", async () => {
+    const late = boardOf(50_000n, randomKey().pk, 2_000);
+    const soon = boardOf(50_000n, randomKey().pk, 1_500);
+    const locked = boardOf(50_000n, randomKey().pk, 1_100);
+    for (const v of [late, soon, locked]) await store.add(v);
+    await store.lock([vtxoIdString(locked)], "other");
+    await pay(40_000);
+    expect(started[0]!.inputIds).to.deep.equal([vtxoIdString(soon)]);
+  });
+
+  it("refuses an address of another server (400) and an amount above the balance (500) without starting anything", async () => {
+    await store.add(boardOf(10_000n));
+    const other = recipientAddress(randomKey().pk);
+    expect(decodeArkAddress(other).arkId).to.not.deep.equal(arkId(SERVER.pk));
+    const e1 = await pay(1_000, other).catch((e: unknown) => e);
+    expect(e1).to.be.instanceOf(BadRequestError);
+    expect((e1 as Error).message).to.equal("Ark address is for different server");
+    const e2 = await pay(20_000).catch((e: unknown) => e);
+    expect(e2).to.be.instanceOf(InternalServerError);
+    expect((e2 as Error).message).to.match(/Insufficient money available/);
+    expect(started).to.deep.equal([]);
+    expect(keys.peekVtxoKey(0)).to.equal(undefined); // no change key was reserved
+  });
+});
+
+describe("send destination classification (rest-api §3.1 send)", () => {
+  const classify = (d: string, amount: number | null = 1_000, comment: string | null = null) => {
+    try {
+      return classifySendDestination(d, amount, comment, "regtest").kind;
+    } catch (e) {
+      return `${(e as { status: number }).status} ${(e as Error).message}`;
+    }
+  };
+
+  it("takes Ark addresses, and requires their amount (500 amount missing)", () => {
+    expect(classify(recipientAddress())).to.equal("ark");
+    expect(classify(recipientAddress(), null)).to.equal("500 amount missing");
+  });
+
+  it("answers barkd's errors for the destinations it cannot pay", () => {
+    expect(classify("bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080")).to.equal("500 offboards are temporarily disabled");
+    expect(classify("bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", null)).to.equal("500 amount missing");
+    expect(classify("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4")).to.match(/^500 address .* is not valid for configured network regtest$/);
+    expect(classify("satoshi@example.com", null)).to.equal("400 bad request: amount is required for Lightning addresses");
+    expect(classify("lnurl1dp68gurn8ghj7um9wfmxjcm99e3k7mf0v9cxj0m385ekvcenxc6r2c35xvukxefcv5mkvv34x5ekzd3ev56nyd3hxqurzepexejxxepnxscrvwfnv9nxzcn9xq6xyefhvgcxxcmyxymnserxfq5fns", null)).to.equal("400 bad request: amount is required for LNURL");
+    expect(classify("lnbcrt1u1pjexample", null, "hi")).to.equal("400 comment is not supported for BOLT-11 invoices");
+    expect(classify("hello")).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
+  });
+});
