@@ -255,7 +255,7 @@ export class DevnetNode {
   /**
    * bitcoind `submitpackage`: a child with its unconfirmed parents (sorted, child last); parents
    * under the minimum feerate are accepted when the package feerate pays for them.
-   * @throws PolicyError for a package of the wrong shape (bitcoind throws there too)
+   * @throws PolicyError when it is not a child with its parents (bitcoind throws there too); other malformed packages come back in `packageMsg`
    */
   submitPackage(raws: readonly (Uint8Array | string)[]): SubmitPackageResult {
     const txs = raws.map((r) => this.decode(r));

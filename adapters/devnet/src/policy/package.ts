@@ -134,7 +134,9 @@ export interface PackageSubmission {
  * `submitpackage`: each transaction first on its own fee; those refused only for their
  * feerate are then judged together with the rest, and kept when the package feerate
  * (their fees and sizes together) meets the minimum relay feerate.
- * @throws PolicyError when the package is malformed or not a child with its parents
+ * A malformed package (too many or too large, conflicting parents) comes back as `packageMsg`
+ * with every transaction `unevaluated`, as bitcoind answers.
+ * @throws PolicyError when the package is not a child with its parents (bitcoind throws there too)
  */
 export function submitPackage(
   acceptor: MempoolAcceptor,
@@ -142,12 +144,15 @@ export function submitPackage(
   txs: readonly Tx[],
   settings: PolicySettings,
 ): PackageSubmission {
-  const shape = packageShapeError(txs);
-  if (shape) throw new PolicyError(shape);
   if (!isChildWithParents(txs)) {
     throw new PolicyError("package topology disallowed. not child-with-parents or parents depend on each other.");
   }
   const facts = txs.map(txFacts);
+  const shape = packageShapeError(txs);
+  if (shape) {
+    const txResults = Object.fromEntries(facts.map((f) => [f.wtxid, { txid: f.txid, error: "unevaluated" }]));
+    return { result: { packageMsg: shape, txResults, replacedTransactions: [] }, added: [], removed: [] };
+  }
   const results: (PackageTxResult | undefined)[] = facts.map(() => undefined);
   const individual = new Staging(mempool);
   const together = new Staging(mempool);

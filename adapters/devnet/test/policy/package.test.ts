@@ -117,14 +117,24 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
     expect(Object.values(result.txResults)[1]!.error).to.match(/^TRUC-violation, version=3 child tx .* is too big/);
   });
 
-  it("throws for packages that are not a child with its parents", () => {
+  it("throws for packages that are not a child with its parents, and reports other malformed ones", () => {
     const a = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: bob.wpkh.script, amount: 9_000n }] });
     const b = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: bob.wpkh.script, amount: 9_000n }] });
     expect(() => node.submitPackage([a.hex, b.hex])).to.throw(PolicyError, /package topology disallowed/);
     const parent = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: alice.wpkh.script, amount: 9_000n }] });
     const child = buildTx({ inputs: [parent.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 8_000n }] });
-    expect(() => node.submitPackage([child.hex, parent.hex])).to.throw(PolicyError, "package-not-sorted");
+    // unsorted: the last one is not the child of the others
+    expect(() => node.submitPackage([child.hex, parent.hex])).to.throw(PolicyError, /package topology disallowed/);
     expect(node.testMempoolAccept([child.hex, parent.hex]).map((r) => r.packageError)).to.deep.equal(["package-not-sorted", "package-not-sorted"]);
+    // two parents spending the same coin: well shaped, but conflicting
+    const shared = fund(node, alice, 10_000n);
+    const p1 = buildTx({ inputs: [shared], outputs: [{ script: alice.wpkh.script, amount: 9_000n }] });
+    const p2 = buildTx({ inputs: [shared], outputs: [{ script: alice.tr.script, amount: 9_000n }] });
+    const both = buildTx({ inputs: [p1.coin(0, alice), p2.coin(0, alice, true)], outputs: [{ script: bob.wpkh.script, amount: 17_000n }] });
+    const result = node.submitPackage([p1.hex, p2.hex, both.hex]);
+    expect(result.packageMsg).to.equal("conflict-in-package");
+    expect(Object.values(result.txResults).map((r) => r.error)).to.deep.equal(["unevaluated", "unevaluated", "unevaluated"]);
+    expect(node.getRawMempool()).to.not.include(p1.txid);
   });
 
   it("tests a package with testmempoolaccept one by one, without package feerates, keeping nothing", () => {
