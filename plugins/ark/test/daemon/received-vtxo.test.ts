@@ -1,0 +1,81 @@
+import { expect } from "chai";
+import { randomBytes } from "node:crypto";
+import type { ChainSource, Database } from "@tender/core";
+import {
+  boardFundingTaproot, boardVtxo, buildBoardExit, encodeTx, musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey,
+  reverseBytes, toHex, txid, type Transaction, type Vtxo,
+} from "../../src/protocol/index.js";
+import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
+import { checkReceivedVtxo, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
+import { MNEMONIC, SERVER, masterOf, memoryDb, randomKey } from "./fixtures.js";
+
+const EXIT_DELTA = 12;
+
+/** A board of `amount` to `user`, its funding tx, and the VTXO cosigned by the test server (or unsigned). */
+function board(user: { sk: Uint8Array; pk: Uint8Array }, amount: bigint, expiryHeight: number, signed = true): { vtxo: Vtxo; funding: Transaction } {
+  const params = { userPubkey: user.pk, serverPubkey: SERVER.pk, expiryHeight, exitDelta: EXIT_DELTA };
+  const funding: Transaction = {
+    version: 2, locktime: 0,
+    inputs: [{ prevout: { txid: new Uint8Array(randomBytes(32)), vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] }],
+    outputs: [{ value: amount, script: boardFundingTaproot(params).scriptPubKey }],
+  };
+  const exit = buildBoardExit(params, { txid: txid(funding), vout: 0 }, amount, 0n);
+  if (!signed) return { vtxo: boardVtxo(exit, null), funding };
+  const nonce = musigNonceGen({ pubkey: user.pk, secretKey: user.sk, aggregateKey: musigTweakedKey([user.pk, SERVER.pk], exit.tweak), message: exit.sighash });
+  const response = musigRespondCosign({ secretKey: SERVER.sk, pubkey: SERVER.pk, otherPubkey: user.pk, otherPubNonce: nonce.pubNonce, message: exit.sighash, tweak: exit.tweak });
+  const sig = musigCompleteCosign({ secretKey: user.sk, pubkey: user.pk, nonce, otherPubkey: SERVER.pk, response, message: exit.sighash, tweak: exit.tweak });
+  return { vtxo: boardVtxo(exit, sig), funding };
+}
+
+describe("received VTXO acceptance (flows §4.3 receiver, §4.10.4 import)", () => {
+  let db: Database;
+  let keys: ArkKeys;
+  let own: { sk: Uint8Array; pk: Uint8Array };
+  const txs = new Map<string, Transaction>();
+  const chain = {
+    getTip: async () => ({ height: 100, hash: "00".repeat(32) }),
+    getTx: async (id: string) => {
+      const tx = txs.get(id);
+      return tx ? { txid: id, hex: toHex(encodeTx(tx)), status: { confirmed: true } } : null;
+    },
+  } as unknown as ChainSource;
+  const check = (vtxo: Vtxo, scanKeys = false) =>
+    checkReceivedVtxo(vtxo, { chain, keys, serverPubkey: SERVER.pk, exitDelta: EXIT_DELTA, scanKeys }).then(() => "accepted", (e: unknown) => {
+      expect(e).to.be.instanceOf(VtxoNotAcceptedError);
+      return (e as Error).message;
+    });
+  const published = (b: { vtxo: Vtxo; funding: Transaction }) => {
+    txs.set(toHex(reverseBytes(txid(b.funding))), b.funding);
+    return b.vtxo;
+  };
+
+  beforeEach(async () => {
+    db = await memoryDb();
+    keys = new ArkKeys(db);
+    await keys.attach(masterOf(MNEMONIC));
+    const k = await keys.nextVtxoKey();
+    own = { sk: k.secretKey, pk: k.publicKey };
+  });
+  afterEach(() => db.close());
+
+  it("accepts a fully signed VTXO on the wallet's key, anchored on chain, expiring after tip + exit delta", async () => {
+    expect(await check(published(board(own, 10_000n, 500)))).to.equal("accepted");
+  });
+
+  it("refuses a VTXO whose anchor is not on chain, one with a missing signature, and one expiring too soon", async () => {
+    expect(await check(board(own, 10_000n, 500).vtxo)).to.match(/chain anchor [0-9a-f]{64} not found on chain/);
+    expect(await check(published(board(own, 10_000n, 500, false)))).to.match(/^invalid VTXO: .*missing signature/);
+    expect(await check(published(board(own, 10_000n, 100 + EXIT_DELTA)))).to.match(/too close to the tip/);
+  });
+
+  it("refuses a VTXO of another key or another server, and finds a not yet handed-out key of the seed only when asked to scan", async () => {
+    expect(await check(published(board(randomKey(), 10_000n, 500)))).to.match(/not owned by this wallet/);
+    const other = published(board(own, 10_000n, 500));
+    const foreignServer = { ...other, serverPubkey: randomKey().pk };
+    expect(await check(foreignServer)).to.equal("VTXO belongs to a different Ark server");
+    const k5 = keys.deriveVtxoKey(5);
+    const later = published(board({ sk: k5.secretKey, pk: k5.publicKey }, 10_000n, 500));
+    expect(await check(later)).to.match(/not owned by this wallet/);
+    expect(await check(later, true)).to.equal("accepted");
+  });
+});
