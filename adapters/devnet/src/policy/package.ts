@@ -83,7 +83,18 @@ function detail(v: { reason: string; debug?: string }): string {
   return v.debug ? `${v.reason}, ${v.debug}` : v.reason;
 }
 
-/** `testmempoolaccept`: judges each transaction on top of the earlier ones, stops at the first refusal, keeps nothing. */
+/** bitcoind's testmempoolaccept verdict for a refusal (`missing-inputs` replaces the missing-coin reason there). */
+function refusedResult(txid: string, wtxid: string, v: { reason: string; debug?: string }): MempoolAcceptResult {
+  if (v.reason === "bad-txns-inputs-missingorspent") return { txid, wtxid, allowed: false, rejectReason: "missing-inputs" };
+  return { txid, wtxid, allowed: false, rejectReason: v.reason, rejectDetails: detail(v) };
+}
+
+/**
+ * `testmempoolaccept`: judges each transaction on top of the earlier ones and keeps nothing.
+ * As bitcoind: when one is refused, only that one carries a verdict (the others come back with
+ * ids only); when all pass, the first above `maxFeeRateSatPerVb` is refused with
+ * `max-fee-exceeded` and those after it come back with ids only.
+ */
 export function testAccept(
   acceptor: MempoolAcceptor,
   mempool: Mempool,
@@ -91,34 +102,34 @@ export function testAccept(
   maxFeeRateSatPerVb: number,
 ): MempoolAcceptResult[] {
   const facts = txs.map(txFacts);
+  const blank = (): MempoolAcceptResult[] => facts.map((f) => ({ txid: f.txid, wtxid: f.wtxid }));
   if (txs.length > 1) {
     const shape = packageShapeError(txs);
     if (shape) return facts.map((f) => ({ txid: f.txid, wtxid: f.wtxid, packageError: shape }));
   }
   const staging = new Staging(mempool);
-  const results: MempoolAcceptResult[] = [];
-  let failed = false;
+  const accepted: MempoolEntry[] = [];
   try {
     for (const [i, tx] of txs.entries()) {
-      const f = facts[i]!;
-      if (failed) {
-        results.push({ txid: f.txid, wtxid: f.wtxid });
-        continue;
-      }
       const v = acceptor.evaluate(tx, { allowReplacement: txs.length === 1 });
-      if (v.ok && maxFeeRateSatPerVb > 0 && feerate(v.entry.fee, v.entry.vsize) > maxFeeRateSatPerVb) {
-        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: false, rejectReason: "max-fee-exceeded", rejectDetails: "max-fee-exceeded" });
-        failed = true;
-      } else if (v.ok) {
-        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: true, vsize: v.entry.vsize, fees: ownFees(v.entry) });
-        staging.apply(acceptor, v);
-      } else {
-        results.push({ txid: f.txid, wtxid: f.wtxid, allowed: false, rejectReason: v.reason, rejectDetails: detail(v) });
-        failed = true;
+      if (!v.ok) {
+        const results = blank();
+        results[i] = refusedResult(v.txid, v.wtxid, v);
+        return results;
       }
+      accepted.push(v.entry);
+      staging.apply(acceptor, v);
     }
   } finally {
     staging.rollback();
+  }
+  const results = blank();
+  for (const [i, e] of accepted.entries()) {
+    if (maxFeeRateSatPerVb > 0 && feerate(e.fee, e.vsize) > maxFeeRateSatPerVb) {
+      results[i] = { txid: e.txid, wtxid: e.wtxid, allowed: false, rejectReason: "max-fee-exceeded" };
+      break;
+    }
+    results[i] = { txid: e.txid, wtxid: e.wtxid, allowed: true, vsize: e.vsize, fees: ownFees(e) };
   }
   return results;
 }

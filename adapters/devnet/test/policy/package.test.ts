@@ -146,6 +146,14 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
     const fine = buildTx({ inputs: [fund(node, alice, 10_000n)], outputs: [{ script: alice.wpkh.script, amount: 9_000n }] });
     const fineChild = buildTx({ inputs: [fine.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 8_000n }] });
     expect(node.testMempoolAccept([fine.hex, fineChild.hex]).map((r) => r.allowed)).to.deep.equal([true, true]);
+    // a refused child leaves its valid parent without a verdict, as bitcoind does
+    const greedyChild = buildTx({ inputs: [fine.coin(0, alice)], outputs: [{ script: bob.wpkh.script, amount: 8_000n }, { script: P2A_SCRIPT, amount: 0n }, { script: P2A_SCRIPT, amount: 0n }] });
+    const [fp, gc] = node.testMempoolAccept([fine.hex, greedyChild.hex]);
+    expect(fp!.allowed).to.equal(undefined);
+    expect(gc).to.deep.include({ allowed: false, rejectReason: "dust" });
+    // a missing input reads `missing-inputs` in testmempoolaccept
+    const orphan = buildTx({ inputs: [{ ...fine.coin(0, alice), txid: "cd".repeat(32) }], outputs: [{ script: bob.wpkh.script, amount: 8_000n }] });
+    expect(node.testMempoolAccept([orphan.hex])[0]).to.deep.include({ allowed: false, rejectReason: "missing-inputs" });
     expect(node.getRawMempool()).to.not.include(fine.txid);
   });
 
