@@ -97,6 +97,31 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     expect(await serverVtxoState(board.vtxos[0]!)).to.equal("spendable");
   });
 
+  it("runs two boards requested at the same time on different coins, both registered", async () => {
+    await fundedWallet(d, devnet, [120_000n, 120_000n]);
+    const [a, b] = await Promise.all([
+      ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 100_000 }),
+      ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 100_000 }),
+    ]);
+    const inputs = (x: PendingBoardInfo) => Transaction.fromHex(x.funding_tx.tx).ins.map((i) => `${Buffer.from(i.hash).reverse().toString("hex")}:${i.index}`);
+    expect(inputs(a)).to.have.length(1);
+    expect(inputs(b)).to.have.length(1);
+    expect(inputs(a)[0]).to.not.equal(inputs(b)[0]);
+    expect((await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).map((p) => p.movement_id).sort()).to.deep.equal([a.movement_id, b.movement_id].sort());
+    devnet.node.mine(REQUIRED_CONFIRMATIONS);
+    await until("both boards registered", async () => ((await ok<PendingBoardInfo[]>(d, "GET", "/api/v1/boards/pending")).length === 0 ? true : undefined));
+    for (const x of [a, b]) expect((await movement(d, x.movement_id))!.status).to.equal("successful");
+    expect((await ok<ArkBalance>(d, "GET", "/api/v1/wallet/balance")).spendable_sat).to.equal(a.amount_sat + b.amount_sat);
+  });
+
+  it("lists the board operations in the served OpenAPI document with barkd's paths and operationIds", async () => {
+    const doc = await ok<{ paths: Record<string, Record<string, { operationId: string }>> }>(d, "GET", "/api-docs/openapi.json");
+    expect(doc.paths["/api/v1/boards/board-amount"]?.post?.operationId).to.equal("board_amount");
+    expect(doc.paths["/api/v1/boards/board-all"]?.post?.operationId).to.equal("board_all");
+    expect(doc.paths["/api/v1/boards/pending"]?.get?.operationId).to.equal("get_pending_boards");
+    expect(doc.paths["/api/v1/fees/board"]?.get?.operationId).to.equal("board_fee");
+  });
+
   it("refuses bad amounts with barkd's 500 and changes nothing (below the minimum, above the balance, zero)", async () => {
     await fundedWallet(d, devnet, [50_000n]);
     const before = { balance: await ok<OnchainBalance>(d, "GET", "/api/v1/onchain/balance"), history: await ok<Movement[]>(d, "GET", "/api/v1/history") };

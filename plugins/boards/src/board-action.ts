@@ -55,13 +55,29 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { failed: reason, state: { ...s, failure: reason } };
   };
 
-  const fund: ActionStep<BoardState> = async (s, ctx) => {
-    try {
-      return await fundOnce(s, ctx.id);
-    } catch (e) {
-      // Nothing was signed by the server nor broadcast: a refusal or an outage ends the board here.
-      return fail(s, errorText(e));
-    }
+  // Coins chosen by boards whose `fund` outcome may not be persisted yet; funds run one at a time,
+  // so two concurrent boards never pick the same coin.
+  const claimed = new Map<string, readonly string[]>();
+  let fundQueue: Promise<unknown> = Promise.resolve();
+  const exclusion = async (id: string): Promise<Set<string>> => {
+    const coins = await reserved(id);
+    for (const [other, inputs] of claimed) if (other !== id) for (const c of inputs) coins.add(c);
+    return coins;
+  };
+
+  const fund: ActionStep<BoardState> = (s, ctx) => {
+    const run = fundQueue.then(async (): Promise<Outcome> => {
+      try {
+        const out = await fundOnce(s, ctx.id);
+        if ("next" in out) claimed.set(ctx.id, out.state.fundingInputs ?? []);
+        return out;
+      } catch (e) {
+        // Nothing was signed by the server nor broadcast: a refusal or an outage ends the board here.
+        return fail(s, errorText(e));
+      }
+    });
+    fundQueue = run.catch(() => undefined);
+    return run;
   };
 
   const fundOnce = async (s: BoardState, id: string): Promise<Outcome> => {
@@ -71,7 +87,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     const userPubkey = await keys.nextVtxoKey();
     const expiryHeight = tip + info.vtxoLifetime;
     const script = boardFundingTaproot({ userPubkey, serverPubkey: info.serverPubkey, expiryHeight }).scriptPubKey;
-    const funding = await wallet.buildFunding(script, s.mode === "all" ? "all" : BigInt(s.requestedSat!), await reserved(id));
+    const funding = await wallet.buildFunding(script, s.mode === "all" ? "all" : BigInt(s.requestedSat!), await exclusion(id));
     const split = s.mode === "all" ? checkBoardAmount(info, funding.amountSat) : splitBoard(info, funding.amountSat);
     return {
       next: "cosign",
@@ -192,6 +208,9 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
   return {
     kind: BOARD_ACTION_KIND,
     firstStep: "fund",
+    onEnd: (id) => {
+      claimed.delete(id);
+    },
     steps: Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, withFaultPoints(name, step)])),
   };
 }

@@ -48,6 +48,20 @@ describe("board action steps (flows §4.2, client side), over fakes", () => {
     expect(world.calls.cosign).to.deep.equal([]);
   });
 
+  it("fund: two boards started together never pick the same coin (the second excludes the first's inputs)", async () => {
+    world.walletCoins = [150_000n, 150_000n];
+    const [a, b] = await Promise.all([
+      def.steps.fund!({ mode: "amount", requestedSat: "100000" }, { id: "a" }),
+      def.steps.fund!({ mode: "amount", requestedSat: "100000" }, { id: "b" }),
+    ]);
+    const inputsA = (a as { state: BoardState }).state.fundingInputs!;
+    const inputsB = (b as { state: BoardState }).state.fundingInputs!;
+    expect(inputsA).to.have.length(1);
+    expect(inputsB).to.have.length(1);
+    expect(inputsA[0]).to.not.equal(inputsB[0]);
+    expect(world.calls.build[1]!.exclude).to.deep.equal(inputsA);
+  });
+
   it("fund: fails (nothing built or sent) below the server minimum, and board-all below it too", async () => {
     const low = await run(def, { mode: "amount", requestedSat: "19999" });
     expect(low.step).to.equal("failed");

@@ -84,18 +84,26 @@ export class FakeWorld {
     wallet: {
       buildFunding: async (script, amount, exclude) => {
         this.calls.build.push({ amount, exclude: [...exclude] });
-        const total = this.walletCoins.reduce((t, v) => t + v, 0n);
+        const free = this.walletCoins.map((value, i) => ({ value, id: `${COIN_TXID}:${i}`, vout: i })).filter((c) => !exclude.has(c.id));
         const fee = 500n;
+        // Board-all takes every free coin; an amount takes coins in order until it and the fee are covered.
+        const coins = amount === "all" ? free : [];
+        if (amount !== "all") {
+          for (const c of free) {
+            if (coins.reduce((t, x) => t + x.value, 0n) >= amount + fee) break;
+            coins.push(c);
+          }
+        }
+        const total = coins.reduce((t, c) => t + c.value, 0n);
         const value = amount === "all" ? total - fee : amount;
-        if (value + fee > total) throw new BoardRefusedError(`Insufficient funds: needed ${value + fee} sats`);
+        if (coins.length === 0 || value + fee > total) throw new BoardRefusedError(`Insufficient funds: needed ${value + fee} sats`);
         const tx: Transaction = {
           version: 2, locktime: 0,
-          inputs: this.walletCoins.map((_, i) => ({ prevout: { txid: reverseBytes(fromHex(COIN_TXID)), vout: i }, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] })),
+          inputs: coins.map((c) => ({ prevout: { txid: reverseBytes(fromHex(COIN_TXID)), vout: c.vout }, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] })),
           outputs: [{ value, script }, ...(amount === "all" ? [] : [{ value: total - value - fee, script: new Uint8Array([0x51, 0x20, ...new Uint8Array(32)]) }])],
         };
         const funding: FundingTx = {
-          txid: txidHex(tx), hex: toHex(encodeTx(tx)), vout: 0, amountSat: value, onchainFeeSat: fee,
-          inputs: this.walletCoins.map((_, i) => `${COIN_TXID}:${i}`),
+          txid: txidHex(tx), hex: toHex(encodeTx(tx)), vout: 0, amountSat: value, onchainFeeSat: fee, inputs: coins.map((c) => c.id),
         };
         return funding;
       },
