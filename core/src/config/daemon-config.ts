@@ -31,6 +31,7 @@ export const DEFAULT_PLUGINS = [
   "@tender/plugin-onchain",
   "@tender/plugin-notifications",
   "@tender/plugin-history",
+  "@tender/plugin-ark",
 ];
 
 /** A configuration problem: the daemon refuses to start and prints this. */
