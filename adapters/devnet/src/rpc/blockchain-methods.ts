@@ -77,7 +77,13 @@ export const blockchainMethods: RpcMethodTable = {
               if (!t) throw new RpcError(RpcErrorCode.MISC_ERROR, `block transaction ${id} missing`);
               return coreTxJson(ctx.node, t, { fee: true, prevouts: verbosity >= 3 });
             });
-      return { ...headerJson(block, ctx.node.tipHeight()), strippedsize: block.strippedSize, size: block.size, weight: block.weight, tx };
+      const coinbase = ctx.node.getTransaction(block.txids[0] ?? "");
+      const cbIn = coinbase?.vin[0];
+      const coinbaseTx: Record<string, unknown> | undefined = coinbase && cbIn
+        ? { version: coinbase.version, locktime: coinbase.locktime, sequence: cbIn.sequence, coinbase: Buffer.from(cbIn.scriptSig).toString("hex") }
+        : undefined;
+      if (coinbaseTx && cbIn?.witness[0]) coinbaseTx.witness = Buffer.from(cbIn.witness[0]).toString("hex");
+      return { ...headerJson(block, ctx.node.tipHeight()), strippedsize: block.strippedSize, size: block.size, weight: block.weight, coinbase_tx: coinbaseTx, tx };
     },
   },
   gettxout: {

@@ -113,8 +113,14 @@ export function headerJson(h: BlockHeaderInfo, tipHeight: number): Record<string
   return out;
 }
 
-/** `getmempoolentry` / `getrawmempool true` values. */
-export function mempoolEntryJson(e: MempoolEntryInfo): Record<string, unknown> {
+/** A mempool chunk: the set of transactions mined together at one feerate (cluster mempool, Core 31). */
+export interface MempoolChunk {
+  readonly feeSat: bigint;
+  readonly vsize: number;
+}
+
+/** `getmempoolentry` / `getrawmempool true` values (Core 28 fields, plus Core 31's chunk fields). */
+export function mempoolEntryJson(e: MempoolEntryInfo, chunk: MempoolChunk): Record<string, unknown> {
   return {
     vsize: e.vsize,
     weight: e.weight,
@@ -125,7 +131,8 @@ export function mempoolEntryJson(e: MempoolEntryInfo): Record<string, unknown> {
     ancestorcount: e.ancestorCount,
     ancestorsize: e.ancestorVsize,
     wtxid: e.wtxid,
-    fees: { base: btc(e.feeSat), modified: btc(e.feeSat), ancestor: btc(e.ancestorFeesSat), descendant: btc(e.descendantFeesSat) },
+    chunkweight: chunk.vsize * 4,
+    fees: { base: btc(e.feeSat), modified: btc(e.feeSat), ancestor: btc(e.ancestorFeesSat), descendant: btc(e.descendantFeesSat), chunk: btc(chunk.feeSat) },
     depends: e.depends,
     spentby: e.spentBy,
     "bip125-replaceable": e.bip125Replaceable,

@@ -1,19 +1,20 @@
 import { InvalidInputError, PolicyError } from "../node/devnet-node.js";
 import { btc, btcPerKvb, satFromBtc } from "./core-amount.js";
 import { acceptJson, mempoolEntryJson, submitPackageJson } from "./core-json.js";
+import { chunkOf } from "./mempool-chunk.js";
 import { RpcError, RpcErrorCode, rpcErrorForPolicy } from "./rpc-error.js";
 import { coreTxJson, type RpcMethodTable } from "./rpc-method.js";
 import type { RpcParams } from "./rpc-params.js";
 
 const MAX_PACKAGE = 25;
 
-/** Runs `op`, turning node errors into bitcoind's RPC errors. */
-function asRpc<T>(op: () => T): T {
+/** Runs `op`, turning node errors into bitcoind's RPC errors (`decodeFailure` is Core's text for unparseable input). */
+function asRpc<T>(op: () => T, decodeFailure = "TX decode failed. Make sure the tx has at least one input."): T {
   try {
     return op();
   } catch (err) {
     if (err instanceof PolicyError) throw rpcErrorForPolicy(err);
-    if (err instanceof InvalidInputError) throw new RpcError(RpcErrorCode.DESERIALIZATION_ERROR, `TX decode failed. ${err.message}`);
+    if (err instanceof InvalidInputError) throw new RpcError(RpcErrorCode.DESERIALIZATION_ERROR, decodeFailure);
     throw err;
   }
 }
@@ -69,7 +70,7 @@ export const transactionMethods: RpcMethodTable = {
     run: (ctx, p) => {
       const e = ctx.node.getMempoolEntry(p.hash(0));
       if (!e) throw new RpcError(RpcErrorCode.INVALID_ADDRESS_OR_KEY, "Transaction not in mempool");
-      return mempoolEntryJson(e);
+      return mempoolEntryJson(e, chunkOf(ctx.node, e));
     },
   },
   getrawmempool: {
@@ -84,7 +85,7 @@ export const transactionMethods: RpcMethodTable = {
       const out: Record<string, unknown> = {};
       for (const id of ids) {
         const e = ctx.node.getMempoolEntry(id);
-        if (e) out[id] = mempoolEntryJson(e);
+        if (e) out[id] = mempoolEntryJson(e, chunkOf(ctx.node, e));
       }
       return out;
     },
@@ -105,6 +106,11 @@ export const transactionMethods: RpcMethodTable = {
         incrementalrelayfee: btcPerKvb(1),
         unbroadcastcount: 0,
         fullrbf: true,
+        permitbaremultisig: true,
+        maxdatacarriersize: 100_000,
+        limitclustercount: 64,
+        limitclustersize: 101_000,
+        optimal: true,
       };
     },
   },
@@ -121,7 +127,7 @@ export const transactionMethods: RpcMethodTable = {
     run: (ctx, p) => {
       const raws = hexList(p, 0);
       const max = maxFeeRate(p, 1);
-      return asRpc(() => ctx.node.testMempoolAccept(raws, { maxFeeRateSatPerVb: max })).map(acceptJson);
+      return asRpc(() => ctx.node.testMempoolAccept(raws, { maxFeeRateSatPerVb: max }), `TX decode failed: ${raws.join(" ")} Make sure the tx has at least one input.`).map(acceptJson);
     },
   },
   submitpackage: {

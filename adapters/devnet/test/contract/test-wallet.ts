@@ -40,8 +40,8 @@ export class TestWallet {
   }
 
   /** Spends `coins` (all this wallet's) to `payees`; whatever is left is the fee. */
-  spend(coins: readonly Coin[], payees: readonly Payee[], opts: { version?: number; sequence?: number } = {}): SignedTx {
-    const tx = new Transaction({ version: opts.version ?? 2, allowUnknownOutputs: true });
+  spend(coins: readonly Coin[], payees: readonly Payee[], opts: { version?: number; sequence?: number; locktime?: number } = {}): SignedTx {
+    const tx = new Transaction({ version: opts.version ?? 2, lockTime: opts.locktime ?? 0, allowUnknownOutputs: true });
     for (const c of coins) {
       tx.addInput({
         txid: c.txid,

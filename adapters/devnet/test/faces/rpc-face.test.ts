@@ -7,7 +7,7 @@ import { rpc, rpcRaw } from "./face-client.js";
 const HEADER_KEYS = ["hash", "confirmations", "height", "version", "versionHex", "merkleroot", "time", "mediantime", "nonce", "bits", "difficulty", "chainwork", "nTx", "previousblockhash"];
 const TX_KEYS = ["txid", "hash", "version", "size", "vsize", "weight", "locktime", "vin", "vout", "hex"];
 const SPK_KEYS = ["asm", "desc", "hex", "address", "type"];
-const ENTRY_KEYS = ["vsize", "weight", "time", "height", "descendantcount", "descendantsize", "ancestorcount", "ancestorsize", "wtxid", "fees", "depends", "spentby", "bip125-replaceable", "unbroadcast"];
+const ENTRY_KEYS = ["vsize", "weight", "time", "height", "descendantcount", "descendantsize", "ancestorcount", "ancestorsize", "wtxid", "chunkweight", "fees", "depends", "spentby", "bip125-replaceable", "unbroadcast"];
 
 describe("devnet bitcoind RPC face", function () {
   this.timeout(30_000);
@@ -79,7 +79,8 @@ describe("devnet bitcoind RPC face", function () {
     const raw = (await rpc(devnet, "getblock", [hash, 0])).result;
     expect(raw.startsWith(hex)).to.equal(true);
     const v1 = (await rpc(devnet, "getblock", [hash])).result;
-    expect(Object.keys(v1)).to.include.members([...HEADER_KEYS, "strippedsize", "size", "weight", "tx"]);
+    expect(Object.keys(v1)).to.include.members([...HEADER_KEYS, "strippedsize", "size", "weight", "coinbase_tx", "tx"]);
+    expect(Object.keys(v1.coinbase_tx)).to.deep.equal(["version", "locktime", "sequence", "coinbase", "witness"]);
     expect(v1.tx).to.include(confirmed);
     const v2 = (await rpc(devnet, "getblock", [hash, 2])).result;
     const tx = v2.tx.find((t: { txid: string }) => t.txid === confirmed);
@@ -122,7 +123,8 @@ describe("devnet bitcoind RPC face", function () {
     expect((await rpc(devnet, "gettxout", [pending, n, false])).result).to.equal(null);
     const entry = (await rpc(devnet, "getmempoolentry", [pending])).result;
     expect(Object.keys(entry)).to.deep.equal(ENTRY_KEYS);
-    expect(Object.keys(entry.fees)).to.deep.equal(["base", "modified", "ancestor", "descendant"]);
+    expect(Object.keys(entry.fees)).to.deep.equal(["base", "modified", "ancestor", "descendant", "chunk"]);
+    expect(entry.chunkweight).to.equal(entry.vsize * 4);
     expect((await rpc(devnet, "getmempoolentry", [confirmed])).error).to.deep.equal({ code: -5, message: "Transaction not in mempool" });
     expect((await rpc(devnet, "getrawmempool")).result).to.include(pending);
     const verbose = (await rpc(devnet, "getrawmempool", [true])).result;

@@ -11,11 +11,23 @@ const exe = process.env.BITCOIND_EXE;
 function keyPaths(v: unknown, prefix = ""): string[] {
   if (Array.isArray(v)) return v.length ? keyPaths(v[0], `${prefix}[]`) : [];
   if (typeof v !== "object" || v === null) return [];
-  return Object.entries(v).flatMap(([k, x]) => [`${prefix}.${k}`, ...keyPaths(x, `${prefix}.${k}`)]);
+  return Object.entries(v).flatMap(([k, x]) => {
+    const key = /^[0-9a-f]{64}$/.test(k) ? "<txid>" : k; // objects keyed by txid/wtxid
+    return [`${prefix}.${key}`, ...keyPaths(x, `${prefix}.${key}`)];
+  });
 }
 
 /** Builds the same small history on a node: 101 blocks to `w`, one confirmed and one mempool spend. */
-async function scenario(rpc: BitcoindRpc, w: TestWallet, payee: TestWallet): Promise<{ confirmed: string; pending: string; hashes: string[] }> {
+interface Scenario {
+  confirmed: string;
+  pending: string;
+  fresh: string;
+  hashes: string[];
+  /** Transactions to test for acceptance, by case name. */
+  cases: Record<string, string>;
+}
+
+async function scenario(rpc: BitcoindRpc, w: TestWallet, payee: TestWallet): Promise<Scenario> {
   const hashes = (await rpc.call("generatetoaddress", [102, w.address])) as string[];
   const coin = async (i: number) => {
     const block = (await rpc.call("getblock", [hashes[i], 2])) as { tx: Array<{ txid: string; vout: Array<{ value: number }> }> };
@@ -29,12 +41,28 @@ async function scenario(rpc: BitcoindRpc, w: TestWallet, payee: TestWallet): Pro
   const b = await coin(1);
   const pendingTx = w.spend([b], [{ address: payee.address, valueSat: 50_000n }, { address: w.address, valueSat: b.valueSat - 52_000n }]);
   await rpc.call("sendrawtransaction", [pendingTx.hex]);
+  const c = await coin(2);
+  const freshTx = w.spend([c], [{ address: payee.address, valueSat: 20_000n }, { address: w.address, valueSat: c.valueSat - 22_000n }]);
+  const tip = (await rpc.call("getblockcount")) as number;
+  const pendingChange = { txid: pendingTx.txid, vout: 1, valueSat: b.valueSat - 52_000n };
+  const cases: Record<string, string> = {
+    valid: freshTx.hex,
+    "zero fee": w.spend([c], [{ address: w.address, valueSat: c.valueSat }]).hex,
+    "dust output": w.spend([c], [{ address: payee.address, valueSat: 100n }, { address: w.address, valueSat: c.valueSat - 5_000n }]).hex,
+    "missing input": w.spend([{ txid: "55".repeat(32), vout: 0, valueSat: 10_000n }], [{ address: w.address, valueSat: 9_000n }]).hex,
+    "already in mempool": pendingTx.hex,
+    "conflict paying no more": w.spend([b], [{ address: payee.address, valueSat: 50_000n }, { address: payee.address, valueSat: b.valueSat - 52_000n }]).hex,
+    "non-final locktime": w.spend([c], [{ address: w.address, valueSat: c.valueSat - 2_000n }], { locktime: tip + 10 }).hex,
+    "immature coinbase": w.spend([await coin(101)], [{ address: w.address, valueSat: 1_000_000n }]).hex,
+    "v3 child of a v2 mempool parent": w.spend([pendingChange], [{ address: w.address, valueSat: pendingChange.valueSat - 2_000n }], { version: 3 }).hex,
+    "op_return over 83 bytes": w.spend([c], [{ scriptHex: `6a4c64${"ab".repeat(100)}`, valueSat: 0n }, { address: w.address, valueSat: c.valueSat - 2_000n }]).hex,
+  };
   for (let i = 0; i < 100; i++) {
     const info = (await rpc.call("getindexinfo")) as { txindex?: { synced?: boolean } };
     if (info.txindex?.synced) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { confirmed: confirmedTx.txid, pending: pendingTx.txid, hashes };
+  return { confirmed: confirmedTx.txid, pending: pendingTx.txid, fresh: freshTx.hex, hashes, cases };
 }
 
 describe("devnet RPC face: shapes compared with a real bitcoind", function () {
@@ -50,8 +78,8 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
   let core: Awaited<ReturnType<typeof startBitcoind>>;
   let devRpc: BitcoindRpc;
   let coreRpc: BitcoindRpc;
-  let dev: Awaited<ReturnType<typeof scenario>>;
-  let real: Awaited<ReturnType<typeof scenario>>;
+  let dev: Scenario;
+  let real: Scenario;
   const w = new TestWallet("shape-diff");
   const payee = new TestWallet("shape-diff-payee");
 
@@ -68,7 +96,7 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
     await core?.stop();
   });
 
-  type Args = (s: Awaited<ReturnType<typeof scenario>>) => unknown[];
+  type Args = (s: Scenario) => unknown[];
   const calls: Array<[string, Args]> = [
     ["getblockchaininfo", () => []],
     ["getblockheader", (s) => [s.hashes[5]]],
@@ -82,7 +110,8 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
     ["getmempoolentry", (s) => [s.pending]],
     ["getrawmempool", () => [true]],
     ["getmempoolinfo", () => []],
-    ["testmempoolaccept", () => [["00"]]],
+    ["testmempoolaccept", (s) => [[s.fresh]]],
+    ["testmempoolaccept", (s) => [[s.fresh.slice(0, -8) + "ffffffff"]]],
     ["gettxspendingprevout", (s) => [[{ txid: s.confirmed, vout: 1 }]]],
     ["validateaddress", () => [payee.address]],
     ["validateaddress", () => ["nope"]],
@@ -90,7 +119,7 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
     ["getnetworkinfo", () => []],
   ];
   for (const [method, args] of calls) {
-    it(`${method} ${JSON.stringify(args({ confirmed: "C", pending: "P", hashes: Array(6).fill("H") }))}: the devnet prints every key Core prints`, async () => {
+    it(`${method} ${JSON.stringify(args({ confirmed: "C", pending: "P", fresh: "F", hashes: Array(6).fill("H"), cases: {} })).slice(0, 40)}: the devnet prints every key Core prints`, async () => {
       const [a, b] = await Promise.all([coreRpc.call(method, args(real)), devRpc.call(method, args(dev))]);
       const corePaths = keyPaths(a);
       const devPaths = keyPaths(b);
@@ -118,4 +147,18 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
       if (a?.message !== b?.message) console.log(`      message differs: core ${JSON.stringify(a?.message)} / devnet ${JSON.stringify(b?.message)}`);
     });
   }
+
+  it("testmempoolaccept gives Core's verdicts and reject reasons for the same transactions", async () => {
+    const rows: string[] = [];
+    for (const name of Object.keys(real.cases)) {
+      const verdict = async (rpc: BitcoindRpc, s: Scenario) => {
+        const [r] = (await rpc.call("testmempoolaccept", [[s.cases[name]]])) as Array<{ allowed?: boolean; "reject-reason"?: string }>;
+        return { allowed: r?.allowed, reason: r?.["reject-reason"] };
+      };
+      const [a, b] = await Promise.all([verdict(coreRpc, real), verdict(devRpc, dev)]);
+      rows.push(`${name}: core ${JSON.stringify(a)} devnet ${JSON.stringify(b)}`);
+      expect(b, name).to.deep.equal(a);
+    }
+    console.log(rows.map((r) => `      ${r}`).join("\n"));
+  });
 });
