@@ -20,6 +20,8 @@ interface ArkPluginConfig {
   heartbeatMs?: number;
   /** Wait before an undelivered arkoor payment is posted again (default 60 s). */
   deliveryRetryMs?: number;
+  /** Period of the background sync (mailbox read as a safety net next to the subscription); default 60 s. */
+  syncIntervalMs?: number;
 }
 
 /**
@@ -103,6 +105,16 @@ export const arkPlugin = definePlugin({
         const up = await connection.heartbeat();
         // the background mailbox subscription (not in manual-sync mode)
         if (up && !manualSync() && !mailbox.subscribed) await mailbox.subscribe();
+      },
+    });
+
+    ctx.task({
+      name: "ark.sync",
+      intervalMs: cfg.syncIntervalMs ?? 60_000,
+      initialDelayMs: cfg.syncIntervalMs ?? 60_000,
+      run: async () => {
+        if (!attached || manualSync() || !connection.connected) return;
+        await mailbox.sync();
       },
     });
 

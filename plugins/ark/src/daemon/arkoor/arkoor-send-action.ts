@@ -5,6 +5,9 @@ import {
   encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
 } from "../../protocol/index.js";
 import type { ArkWallet } from "../ark-wallet.js";
+import { NoArkConnectionError } from "../connection/ark-connection.js";
+import { NoWalletKeysError } from "../keys/ark-keys.js";
+import { postRecoveryIds } from "../mailbox/recovery-ids.js";
 import { VtxoNotSpendableError } from "../vtxos/vtxo-store.js";
 
 /** Kind of the arkoor send action in the kernel's ActionEngine. */
@@ -25,6 +28,8 @@ export interface ArkoorSendState {
   /** Every signed output VTXO (hex), once the server cosigned. */
   signed: string[] | null;
   delivered: boolean;
+  /** Why the current step waits (server unreachable), for the caller's answer. */
+  lastError?: string;
 }
 
 function sameIds(a: readonly string[], b: readonly string[]): boolean {
@@ -39,6 +44,18 @@ export const ARKOOR_SEND_FAULT_POINTS = [
 
 function isRejection(e: unknown): boolean {
   return e instanceof ArkServerRejectedError;
+}
+
+/** The wallet is still attaching after a restart: the step is simply run again shortly. */
+function isNotReady(e: unknown): boolean {
+  return e instanceof NoArkConnectionError || e instanceof NoWalletKeysError;
+}
+
+/** Wait before a step retries after the server did not answer. */
+export const SERVER_RETRY_MS = 3_000;
+
+function retryLater(s: ArkoorSendState, e: unknown): StepOutcome<ArkoorSendState> {
+  return { waitMs: SERVER_RETRY_MS, state: { ...s, lastError: e instanceof Error ? e.message : String(e) } };
 }
 
 function fail(state: ArkoorSendState, e: unknown): StepOutcome<ArkoorSendState> {
@@ -115,8 +132,8 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
         try {
           await w.connection.client.ark("registerVtxoTransactions", { vtxos: (await inputVtxos(w, s)).map((v) => encodeVtxo(v)) });
         } catch (e) {
-          if (isRejection(e)) return fail(s, e);
-          throw e;
+          if (isNotReady(e)) throw e;
+          return fail(s, e); // nothing was cosigned yet: giving up is safe
         }
         return { next: "cosign", state: s };
       },
@@ -147,14 +164,21 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
           signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
         } catch (e) {
           if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
-          throw e;
+          if (isNotReady(e)) throw e;
+          // the server may have cosigned: never unlock now, ask again with the same package
+          return retryLater(s, e);
         }
         faultPoint("ark-send:after-cosign");
         return { next: "registerOutputs", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))) } };
       },
       registerOutputs: async (s) => {
         faultPoint("ark-send:register-outputs");
-        await w.connection.client.ark("registerVtxoTransactions", { vtxos: (s.signed ?? []).map(fromHex) });
+        try {
+          await w.connection.client.ark("registerVtxoTransactions", { vtxos: (s.signed ?? []).map(fromHex) });
+        } catch (e) {
+          if (isNotReady(e)) throw e;
+          return retryLater(s, e);
+        }
         return { next: "deliver", state: s };
       },
       deliver: async (s) => {
@@ -185,6 +209,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
         const { change } = splitSigned(s, w);
         for (const v of change) await w.vtxos.add(v, "spendable");
         await w.vtxos.markSpent(s.inputIds);
+        await postRecoveryIds(w, change.map(vtxoIdString));
         if (s.movementId !== null) {
           await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: change.map(vtxoIdString) });
         }

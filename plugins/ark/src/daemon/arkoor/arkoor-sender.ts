@@ -22,7 +22,9 @@ class SelectionLock {
  * Starts arkoor payments: checks the address against the connected server, selects inputs
  * (soonest expiry first, skipping too-deep VTXOs), splits the change, reserves change keys and
  * hands everything to the persisted {@link ARKOOR_SEND_ACTION}. Resolves when the payment was
- * delivered (or parked for a delivery retry); throws barkd's errors otherwise.
+ * delivered (or is signed and parked for a delivery retry); throws barkd's errors otherwise —
+ * a 500 also when the server stopped answering after the cosign request (the action then
+ * finishes the same payment in the background; it is never unlocked and re-spent).
  */
 export class ArkoorSender {
   private readonly selection = new SelectionLock();
@@ -77,5 +79,11 @@ export class ArkoorSender {
       return this.engine.start(ARKOOR_SEND_ACTION, state, id);
     });
     if (started.step === "failed") throw new InternalServerError(`Failed to send arkoor payment: ${started.error ?? "unknown error"}`);
+    // signed and registered: the payment is made, delivery is retried in the background
+    if (started.step === "done" || started.step === "deliver" || started.step === "finalize") return;
+    throw new InternalServerError(
+      `Failed to send arkoor payment: the Ark server did not answer (${started.state.lastError ?? "unknown error"}); ` +
+        "the payment stays pending and is completed in the background",
+    );
   }
 }

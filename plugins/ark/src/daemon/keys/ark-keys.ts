@@ -68,6 +68,11 @@ export class ArkKeys {
     return derived(this.node().deriveHardened(1), "m/350'/1'");
   }
 
+  /** The recovery mailbox key `m/350'/2'` (VTXO ids are backed up in its mailbox). */
+  recoveryMailboxKey(): DerivedKey {
+    return derived(this.node().deriveHardened(2), "m/350'/2'");
+  }
+
   /** Hands out the next unused VTXO key, persisting its index first. */
   nextVtxoKey(): Promise<VtxoKey> {
     const run = this.tail.then(async () => {

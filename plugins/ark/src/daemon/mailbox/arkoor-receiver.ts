@@ -2,6 +2,7 @@ import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "../../pr
 import type { ArkWallet } from "../ark-wallet.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { checkReceivedVtxo } from "../vtxos/received-vtxo.js";
+import { postRecoveryIds } from "./recovery-ids.js";
 
 /**
  * Processes the VTXOs of one mailbox `ArkoorMessage` (flows §4.3 receiver): each is decoded and
@@ -62,5 +63,6 @@ export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Ar
     });
     stored.push(...fresh.map(vtxoIdString));
   }
+  await postRecoveryIds(w, stored);
   return stored;
 }

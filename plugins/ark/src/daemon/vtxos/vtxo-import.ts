@@ -1,6 +1,7 @@
 import { BadRequestError, InternalServerError } from "@tender/core";
 import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
 import type { ArkWallet } from "../ark-wallet.js";
+import { postRecoveryIds } from "../mailbox/recovery-ids.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "./received-vtxo.js";
 import type { StoredVtxo } from "./vtxo-store.js";
 
@@ -33,6 +34,7 @@ export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promi
       throw new InternalServerError(`Failed to import VTXO: ${e instanceof Error ? e.message : String(e)}`);
     }
     await w.vtxos.add(vtxo, "spendable");
+    await postRecoveryIds(w, [id]);
     out.push((await w.vtxos.get(id))!);
   }
   return out;

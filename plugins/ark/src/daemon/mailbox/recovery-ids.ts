@@ -1,0 +1,27 @@
+import { encodeOutPoint, parseOutPoint } from "../../protocol/index.js";
+import type { ArkWallet } from "../ark-wallet.js";
+import { mailboxAuthorization } from "./mailbox-authorization.js";
+
+/** Most ids one `PostRecoveryVtxoIds` may carry (`MAX_NB_MAILBOX_RECOVERY_IDS`). */
+export const MAX_RECOVERY_IDS = 20;
+/** Validity of the recovery mailbox authorization (bark: 60 s). */
+export const RECOVERY_AUTH_SECS = 60;
+
+/**
+ * Backs up the ids of VTXOs the wallet now holds in its recovery mailbox (flows §4.10.2), in
+ * chunks of 20. Best effort: failures are logged, never thrown.
+ */
+export async function postRecoveryIds(w: ArkWallet, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  try {
+    const key = w.keys.recoveryMailboxKey();
+    for (let i = 0; i < ids.length; i += MAX_RECOVERY_IDS) {
+      const chunk = ids.slice(i, i + MAX_RECOVERY_IDS).map((id) => encodeOutPoint(parseOutPoint(id)));
+      await w.connection.client.mailbox("postRecoveryVtxoIds", {
+        mailboxId: key.publicKey, vtxoIds: chunk, authorization: mailboxAuthorization({ mailboxKey: () => key }, RECOVERY_AUTH_SECS),
+      });
+    }
+  } catch (e) {
+    w.logger.warn(`posting ${ids.length} VTXO id(s) to the recovery mailbox failed: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
