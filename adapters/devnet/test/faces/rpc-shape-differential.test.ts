@@ -161,4 +161,30 @@ describe("devnet RPC face: shapes compared with a real bitcoind", function () {
     }
     console.log(rows.map((r) => `      ${r}`).join("\n"));
   });
+
+  it("sendrawtransaction refuses the same transactions with Core's codes and reasons", async () => {
+    for (const name of Object.keys(real.cases).filter((n) => n !== "valid" && n !== "op_return over 83 bytes")) {
+      const send = (rpc: BitcoindRpc, s: Scenario) =>
+        rpc.call("sendrawtransaction", [s.cases[name]]).then((txid) => ({ txid }), (e: { code?: number; rpcMessage?: string }) => ({ code: e.code, reason: e.rpcMessage?.split(",")[0] }));
+      const [a, b] = await Promise.all([send(coreRpc, real), send(devRpc, dev)]);
+      if ("txid" in a) expect("txid" in b, name).to.equal(true);
+      else expect(b, name).to.deep.equal(a);
+    }
+  });
+
+  it("submitpackage accepts a zero-fee TRUC parent with its child on both, and both refuse the parent alone", async () => {
+    const submit = async (rpc: BitcoindRpc, s: Scenario) => {
+      const coin = (await rpc.call("getrawtransaction", [s.confirmed, true])) as { vout: Array<{ value: number; scriptPubKey: { hex: string } }> };
+      const n = coin.vout.findIndex((o) => o.scriptPubKey.hex === w.scriptHex);
+      const value = sat(coin.vout[n]!.value);
+      const parent = w.spend([{ txid: s.confirmed, vout: n, valueSat: value }], [{ address: w.address, valueSat: value }], { version: 3 });
+      const child = w.spend([{ txid: parent.txid, vout: 0, valueSat: value }], [{ address: w.address, valueSat: value - 4_000n }], { version: 3 });
+      const alone = await rpc.call("sendrawtransaction", [parent.hex]).then(() => "accepted", (e: { rpcMessage?: string }) => e.rpcMessage?.split(",")[0]);
+      const pkg = (await rpc.call("submitpackage", [[parent.hex, child.hex]])) as { package_msg: string; "tx-results": Record<string, { error?: string }> };
+      return { alone, msg: pkg.package_msg, errors: Object.values(pkg["tx-results"]).map((r) => r.error ?? null) };
+    };
+    const [a, b] = await Promise.all([submit(coreRpc, real), submit(devRpc, dev)]);
+    expect(a).to.deep.equal({ alone: "min relay fee not met", msg: "success", errors: [null, null] });
+    expect(b).to.deep.equal(a);
+  });
 });
