@@ -52,7 +52,11 @@ export function chainRoutes(node: DevnetNode): Router {
     const b = block(hashParam(req.params.hash));
     const start = req.params.start === undefined ? 0 : intParam(req.params.start, "start index");
     if (start % 25 !== 0) throw notFound("Block"); // Esplora requires multiples of 25
-    res.json(b.txids.slice(start, start + 25).map((id) => txJson(tx(id))));
+    // Esplora leaves `status` out here: every transaction shares the block's.
+    res.json(b.txids.slice(start, start + 25).map((id) => {
+      const { status: _status, ...rest } = txJson(tx(id));
+      return rest;
+    }));
   });
   r.get("/block/:hash/raw", (req, res) => {
     res.type("application/octet-stream").send(Buffer.from(block(hashParam(req.params.hash)).raw));

@@ -31,6 +31,44 @@ function voutJson(o: TxOutputInfo): Record<string, unknown> {
   return outputJson(o);
 }
 
+/** The last data push of a script (a P2SH redeem script), if the script is only pushes. */
+function lastPush(script: Uint8Array): Uint8Array | undefined {
+  let last: Uint8Array | undefined;
+  for (let i = 0; i < script.length; ) {
+    const op = script[i++]!;
+    let len: number;
+    if (op <= 0x4b) len = op;
+    else if (op === 0x4c) len = script[i++] ?? 0;
+    else if (op === 0x4d) {
+      len = (script[i] ?? 0) | ((script[i + 1] ?? 0) << 8);
+      i += 2;
+    } else return undefined;
+    if (i + len > script.length) return undefined;
+    last = script.subarray(i, i + len);
+    i += len;
+  }
+  return last;
+}
+
+/** Esplora's `inner_redeemscript_asm` / `inner_witnessscript_asm` for P2SH, P2WSH and taproot script-path spends. */
+export function innerScripts(prevType: string, scriptSig: Uint8Array, witness: readonly Uint8Array[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  let type = prevType;
+  if (type === "p2sh") {
+    const redeem = lastPush(scriptSig);
+    if (!redeem) return out;
+    out.inner_redeemscript_asm = esploraAsm(redeem);
+    if (redeem.length === 34 && redeem[0] === 0x00 && redeem[1] === 0x20) type = "v0_p2wsh";
+  }
+  if (type === "v0_p2wsh" && witness.length > 0) out.inner_witnessscript_asm = esploraAsm(witness[witness.length - 1]!);
+  if (type === "v1_p2tr") {
+    const hasAnnex = witness.length >= 2 && witness[witness.length - 1]![0] === 0x50;
+    const stack = hasAnnex ? witness.slice(0, -1) : witness;
+    if (stack.length >= 2) out.inner_witnessscript_asm = esploraAsm(stack[stack.length - 2]!);
+  }
+  return out;
+}
+
 /** The full transaction object of `/tx/:txid`, `/address/:a/txs`, `/block/:h/txs`. */
 export function txJson(tx: TxInfo): Record<string, unknown> {
   return {
@@ -48,6 +86,7 @@ export function txJson(tx: TxInfo): Record<string, unknown> {
       if (i.witness.length > 0) vin.witness = i.witness.map(hex);
       vin.is_coinbase = i.isCoinbase;
       vin.sequence = i.sequence;
+      if (i.prevout) Object.assign(vin, innerScripts(classifyScript(i.prevout.scriptPubKey), i.scriptSig, i.witness));
       return vin;
     }),
     vout: tx.vout.map(voutJson),

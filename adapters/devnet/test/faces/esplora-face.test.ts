@@ -53,6 +53,7 @@ describe("devnet Esplora face", function () {
     expect(txids).to.include(paid);
     const txs = await esploraJson(devnet, `/block/${hash}/txs`);
     expect(txs.map((t: { txid: string }) => t.txid)).to.deep.equal(txids);
+    expect(txs[0]).to.not.have.property("status");
     const raw = await fetch(`${devnet.esploraUrl}/block/${hash}/raw`);
     expect(raw.headers.get("content-type")).to.match(/octet-stream/);
     expect(Buffer.from(await raw.arrayBuffer()).subarray(0, 80).toString("hex")).to.equal(header);

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { innerScripts } from "../../src/esplora/esplora-json.js";
 import { coreAsm, esploraAsm } from "../../src/esplora/script-asm.js";
 import { btc, satFromBtc, toCoreJson } from "../../src/rpc/core-amount.js";
 import { targetFromBits } from "../../src/rpc/core-json.js";
@@ -37,5 +38,18 @@ describe("devnet face encodings", () => {
   it("expands compact bits into the 256-bit target", () => {
     expect(targetFromBits("207fffff")).to.equal(`7fffff${"0".repeat(58)}`);
     expect(targetFromBits("1d00ffff")).to.equal(`00000000ffff${"0".repeat(52)}`);
+  });
+
+  it("names the inner scripts of P2SH, P2WSH and taproot script-path inputs as Esplora does", () => {
+    const script = bytes("029000b275"); // <144> OP_CSV OP_DROP
+    const asm = "OP_PUSHBYTES_2 9000 OP_CSV OP_DROP";
+    expect(innerScripts("v0_p2wsh", new Uint8Array(), [bytes("3044"), script])).to.deep.equal({ inner_witnessscript_asm: asm });
+    const wshProgram = `0020${"11".repeat(32)}`;
+    expect(innerScripts("p2sh", bytes(`22${wshProgram}`), [script])).to.deep.equal({ inner_redeemscript_asm: `OP_0 OP_PUSHBYTES_32 ${"11".repeat(32)}`, inner_witnessscript_asm: asm });
+    const control = bytes(`c0${"22".repeat(32)}`);
+    expect(innerScripts("v1_p2tr", new Uint8Array(), [bytes("aa".repeat(64)), script, control])).to.deep.equal({ inner_witnessscript_asm: asm });
+    expect(innerScripts("v1_p2tr", new Uint8Array(), [bytes("aa".repeat(64)), script, control, bytes("50ff")])).to.deep.equal({ inner_witnessscript_asm: asm });
+    expect(innerScripts("v1_p2tr", new Uint8Array(), [bytes("aa".repeat(64))])).to.deep.equal({});
+    expect(innerScripts("v0_p2wpkh", new Uint8Array(), [bytes("3044"), bytes("02".repeat(33))])).to.deep.equal({});
   });
 });
