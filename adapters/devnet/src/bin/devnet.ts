@@ -5,7 +5,7 @@ import { startDevnet } from "../devnet.js";
 /** Blocks needed for the first coinbase to be spendable. */
 const MATURE_HEIGHT = 101;
 
-const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N]";
+const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N] [--rpcuser U --rpcpassword P]";
 
 function port(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -21,6 +21,8 @@ async function main(): Promise<void> {
       datadir: { type: "string" },
       "esplora-port": { type: "string" },
       "rpc-port": { type: "string" },
+      rpcuser: { type: "string" },
+      rpcpassword: { type: "string" },
       help: { type: "boolean" },
     },
   });
@@ -28,6 +30,7 @@ async function main(): Promise<void> {
     console.log(USAGE);
     return;
   }
+  if ((values.rpcuser === undefined) !== (values.rpcpassword === undefined)) throw new Error("--rpcuser and --rpcpassword go together");
   const esploraPort = port(values["esplora-port"], "--esplora-port");
   const rpcPort = port(values["rpc-port"], "--rpc-port");
   const devnet = await startDevnet({
@@ -35,6 +38,7 @@ async function main(): Promise<void> {
     ...(values.datadir !== undefined ? { datadir: values.datadir } : {}),
     ...(esploraPort !== undefined ? { esploraPort } : {}),
     ...(rpcPort !== undefined ? { rpcPort } : {}),
+    ...(values.rpcuser !== undefined && values.rpcpassword !== undefined ? { rpcUser: { user: values.rpcuser, password: values.rpcpassword } } : {}),
   });
   const tip = devnet.node.tipHeight();
   if (tip < MATURE_HEIGHT) devnet.node.mine(MATURE_HEIGHT - tip);
@@ -42,6 +46,7 @@ async function main(): Promise<void> {
     esplora: devnet.esploraUrl,
     bitcoind: devnet.rpcUrl,
     cookie: devnet.cookieFile,
+    ...(values.rpcuser !== undefined ? { rpcuser: values.rpcuser } : {}),
     control: devnet.controlUrl,
     network: "regtest",
     faucet_address: devnet.node.faucetAddress(),
