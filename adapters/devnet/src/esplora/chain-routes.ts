@@ -2,6 +2,7 @@ import { Router } from "express";
 import type { BlockInfo, DevnetNode, TxInfo } from "../node/devnet-node.js";
 import { blockJson, outspendJson, statusJson, txJson } from "./esplora-json.js";
 import { hashParam, intParam, notFound } from "./esplora-errors.js";
+import { merkleProof } from "./merkle-proof.js";
 
 /** Esplora's block and transaction paths. */
 export function chainRoutes(node: DevnetNode): Router {
@@ -65,6 +66,14 @@ export function chainRoutes(node: DevnetNode): Router {
   r.get("/tx/:txid", (req, res) => void res.json(txJson(tx(hashParam(req.params.txid)))));
   r.get("/tx/:txid/hex", (req, res) => void res.type("text/plain").send(Buffer.from(tx(hashParam(req.params.txid)).raw).toString("hex")));
   r.get("/tx/:txid/raw", (req, res) => void res.type("application/octet-stream").send(Buffer.from(tx(hashParam(req.params.txid)).raw)));
+  r.get("/tx/:txid/merkle-proof", (req, res) => {
+    const t = tx(hashParam(req.params.txid));
+    const hash = t.status.blockHash;
+    if (!t.status.confirmed || hash === undefined) throw notFound("Transaction");
+    const proof = merkleProof(block(hash).txids, t.txid);
+    if (!proof) throw notFound("Transaction");
+    res.json({ block_height: t.status.blockHeight, merkle: proof.merkle, pos: proof.pos });
+  });
   r.get("/tx/:txid/status", (req, res) => {
     const status = node.getTxStatus(hashParam(req.params.txid));
     if (!status) throw notFound("Transaction");

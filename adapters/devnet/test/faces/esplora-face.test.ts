@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { startDevnet, type Devnet } from "../../src/devnet.js";
 import { TestWallet } from "../contract/test-wallet.js";
+import { merkleRootFromProof } from "../../src/esplora/merkle-proof.js";
 import { esplora, esploraJson } from "./face-client.js";
 
 // Field names as Blockstream's esplora (electrs) serves them.
@@ -153,5 +154,22 @@ describe("devnet Esplora face", function () {
     expect(Object.keys(mempool)).to.deep.equal(["count", "vsize", "total_fee", "fee_histogram"]);
     expect(mempool.count).to.equal(devnet.node.getRawMempool().length);
     expect(await esploraJson(devnet, "/mempool/txids")).to.have.members(devnet.node.getRawMempool());
+  });
+
+  it("proves a confirmed transaction's inclusion with a merkle branch that reaches the block's root", async () => {
+    devnet.node.mine(1);
+    for (let i = 0; i < 4; i++) devnet.node.faucet(new TestWallet(`merkle-${i}`).address, 10_000n + BigInt(i));
+    const [hash] = devnet.node.mine(1);
+    const txids: string[] = await esploraJson(devnet, `/block/${hash}/txids`);
+    expect(txids.length).to.equal(5); // odd: the last hash pairs with itself
+    const block = await esploraJson(devnet, `/block/${hash}`);
+    for (const txid of txids) {
+      const proof = await esploraJson(devnet, `/tx/${txid}/merkle-proof`);
+      expect(Object.keys(proof)).to.deep.equal(["block_height", "merkle", "pos"]);
+      expect(proof.pos).to.equal(txids.indexOf(txid));
+      expect(merkleRootFromProof(txid, proof.merkle, proof.pos)).to.equal(block.merkle_root);
+    }
+    const unconfirmed = devnet.node.faucet(payee.address, 5_000n);
+    expect((await esplora(devnet, `/tx/${unconfirmed}/merkle-proof`)).status).to.equal(404);
   });
 });
