@@ -199,17 +199,34 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     await new Promise((r) => setTimeout(r, 1_500));
     expect(await ok<VtxoInfo[]>(dave, "GET", "/api/v1/wallet/vtxos")).to.deep.equal([]);
 
-    const first = await dave.api("POST", "/api/v1/wallet/sync/mailbox");
-    expect(first.status).to.equal(200);
-    expect(first.text).to.match(/^\{"checkpoint":\d+\}$/);
-    const checkpoint = BigInt(/\d+/.exec(first.text)![0]);
+    // concurrent consumers of one mailbox record the payment once
+    const [first, ...rest] = await Promise.all([0, 1, 2].map(() => dave.api("POST", "/api/v1/wallet/sync/mailbox")));
+    expect(first!.status).to.equal(200);
+    for (const r of rest) expect(r.text).to.equal(first!.text);
+    expect(first!.text).to.match(/^\{"checkpoint":\d+\}$/);
+    const checkpoint = BigInt(/\d+/.exec(first!.text)![0]);
     expect(checkpoint > 0n).to.equal(true);
     expect((await ok<VtxoInfo[]>(dave, "GET", "/api/v1/wallet/vtxos")).map((v) => v.amount_sat)).to.deep.equal([2_000]);
     const again = await dave.api("POST", "/api/v1/wallet/sync/mailbox");
-    expect(again.text).to.equal(first.text);
+    expect(again.text).to.equal(first!.text);
     const sync = await dave.api("POST", "/api/v1/wallet/sync");
     expect([sync.status, sync.text]).to.deep.equal([200, ""]);
     expect((await ok<Movement[]>(dave, "GET", "/api/v1/history")).map((m) => [m.subsystem.kind, m.effective_balance_sat])).to.deep.equal([["receive", 2_000]]);
+  });
+
+  it("creates a wallet only when its Ark server answers, unless forced (then offline: connected false, ark-info 404)", async () => {
+    const eve = await startDaemon({ config: arkDaemonConfig() });
+    others.push(eve);
+    const body = { ...createBody(devnet), ark_server: "http://127.0.0.1:9" };
+    const refused = await eve.api("POST", "/api/v1/wallet/create", { body });
+    expect(refused.status).to.equal(500);
+    expect((refused.json as { message: string }).message).to.match(/^Error while creating wallet: failed to connect to Ark server http:\/\/127\.0\.0\.1:9/);
+    expect(await ok(eve, "GET", "/api/v1/wallet")).to.deep.equal({ fingerprint: null });
+    await ok(eve, "POST", "/api/v1/wallet/create", { ...body, force: true });
+    expect(await ok(eve, "GET", "/api/v1/wallet/connected")).to.deep.equal({ connected: false });
+    const info = await eve.api("GET", "/api/v1/wallet/ark-info");
+    expect([info.status, info.json]).to.deep.equal([404, { resources: ["ark server"], message: "Wallet not connected to an Ark server" }]);
+    expect((await eve.api("GET", "/api/v1/wallet/next-round")).status).to.equal(500);
   });
 });
 
