@@ -2,7 +2,10 @@ import { randomBytes } from "node:crypto";
 import { Database, silentLogger } from "@tender/core";
 import { BIP32Factory, type BIP32Interface } from "bip32";
 import * as ecc from "tiny-secp256k1";
-import { boardVtxo, buildBoardExit, mnemonicToSeed, pubkeyFromSecret, type Vtxo } from "../../src/protocol/index.js";
+import {
+  boardFundingTaproot, boardVtxo, buildBoardExit, mnemonicToSeed, musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey,
+  pubkeyFromSecret, txid, type Transaction, type Vtxo,
+} from "../../src/protocol/index.js";
 import { ARK_ENTITIES, arkInitMigration } from "../../src/daemon/persistence/entities.js";
 
 /** A wallet database in memory with the Ark plugin's tables. */
@@ -32,3 +35,22 @@ export function masterOf(mnemonic: string): BIP32Interface {
 }
 
 export const MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
+
+/** Exit delta of the test server. */
+export const EXIT_DELTA = 12;
+
+/** A board of `amount` to `user`, its funding tx, and the VTXO cosigned by the test server (or unsigned). */
+export function signedBoard(user: { sk: Uint8Array; pk: Uint8Array }, amount: bigint, expiryHeight: number, signed = true): { vtxo: Vtxo; funding: Transaction } {
+  const params = { userPubkey: user.pk, serverPubkey: SERVER.pk, expiryHeight, exitDelta: EXIT_DELTA };
+  const funding: Transaction = {
+    version: 2, locktime: 0,
+    inputs: [{ prevout: { txid: new Uint8Array(randomBytes(32)), vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] }],
+    outputs: [{ value: amount, script: boardFundingTaproot(params).scriptPubKey }],
+  };
+  const exit = buildBoardExit(params, { txid: txid(funding), vout: 0 }, amount, 0n);
+  if (!signed) return { vtxo: boardVtxo(exit, null), funding };
+  const nonce = musigNonceGen({ pubkey: user.pk, secretKey: user.sk, aggregateKey: musigTweakedKey([user.pk, SERVER.pk], exit.tweak), message: exit.sighash });
+  const response = musigRespondCosign({ secretKey: SERVER.sk, pubkey: SERVER.pk, otherPubkey: user.pk, otherPubNonce: nonce.pubNonce, message: exit.sighash, tweak: exit.tweak });
+  const sig = musigCompleteCosign({ secretKey: user.sk, pubkey: user.pk, nonce, otherPubkey: SERVER.pk, response, message: exit.sighash, tweak: exit.tweak });
+  return { vtxo: boardVtxo(exit, sig), funding };
+}

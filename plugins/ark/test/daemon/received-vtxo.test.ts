@@ -1,31 +1,9 @@
 import { expect } from "chai";
-import { randomBytes } from "node:crypto";
 import type { ChainSource, Database } from "@tender/core";
-import {
-  boardFundingTaproot, boardVtxo, buildBoardExit, encodeTx, musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey,
-  reverseBytes, toHex, txid, type Transaction, type Vtxo,
-} from "../../src/protocol/index.js";
+import { encodeTx, reverseBytes, toHex, txid, type Transaction, type Vtxo } from "../../src/protocol/index.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
-import { MNEMONIC, SERVER, masterOf, memoryDb, randomKey } from "./fixtures.js";
-
-const EXIT_DELTA = 12;
-
-/** A board of `amount` to `user`, its funding tx, and the VTXO cosigned by the test server (or unsigned). */
-function board(user: { sk: Uint8Array; pk: Uint8Array }, amount: bigint, expiryHeight: number, signed = true): { vtxo: Vtxo; funding: Transaction } {
-  const params = { userPubkey: user.pk, serverPubkey: SERVER.pk, expiryHeight, exitDelta: EXIT_DELTA };
-  const funding: Transaction = {
-    version: 2, locktime: 0,
-    inputs: [{ prevout: { txid: new Uint8Array(randomBytes(32)), vout: 0 }, scriptSig: new Uint8Array(0), sequence: 0xfffffffd, witness: [] }],
-    outputs: [{ value: amount, script: boardFundingTaproot(params).scriptPubKey }],
-  };
-  const exit = buildBoardExit(params, { txid: txid(funding), vout: 0 }, amount, 0n);
-  if (!signed) return { vtxo: boardVtxo(exit, null), funding };
-  const nonce = musigNonceGen({ pubkey: user.pk, secretKey: user.sk, aggregateKey: musigTweakedKey([user.pk, SERVER.pk], exit.tweak), message: exit.sighash });
-  const response = musigRespondCosign({ secretKey: SERVER.sk, pubkey: SERVER.pk, otherPubkey: user.pk, otherPubNonce: nonce.pubNonce, message: exit.sighash, tweak: exit.tweak });
-  const sig = musigCompleteCosign({ secretKey: user.sk, pubkey: user.pk, nonce, otherPubkey: SERVER.pk, response, message: exit.sighash, tweak: exit.tweak });
-  return { vtxo: boardVtxo(exit, sig), funding };
-}
+import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard as board } from "./fixtures.js";
 
 describe("received VTXO acceptance (flows §4.3 receiver, §4.10.4 import)", () => {
   let db: Database;

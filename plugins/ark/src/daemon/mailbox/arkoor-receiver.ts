@@ -1,7 +1,7 @@
 import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
 import type { ArkWallet } from "../ark-wallet.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
-import { checkReceivedVtxo } from "../vtxos/received-vtxo.js";
+import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.js";
 import { postRecoveryIds } from "./recovery-ids.js";
 
 /**
@@ -27,7 +27,7 @@ export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Ar
     try {
       await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta });
     } catch (e) {
-      if (e instanceof Error && e.name === "VtxoNotAcceptedError") {
+      if (e instanceof VtxoNotAcceptedError) {
         w.logger.warn(`mailbox: dropping VTXO ${id}: ${e.message}`);
         continue;
       }

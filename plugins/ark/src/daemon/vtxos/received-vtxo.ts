@@ -3,7 +3,9 @@ import type { ChainSource } from "@tender/core";
 import type { ArkKeys } from "../keys/ark-keys.js";
 
 /** A VTXO the wallet refuses to accept (import or mailbox); the message says why. */
-export class VtxoNotAcceptedError extends Error {}
+export class VtxoNotAcceptedError extends Error {
+  override readonly name = "VtxoNotAcceptedError";
+}
 
 /** What a received VTXO is checked against. */
 export interface AcceptanceContext {

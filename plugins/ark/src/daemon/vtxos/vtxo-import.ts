@@ -2,7 +2,7 @@ import { BadRequestError, InternalServerError } from "@tender/core";
 import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
 import type { ArkWallet } from "../ark-wallet.js";
 import { postRecoveryIds } from "../mailbox/recovery-ids.js";
-import { checkReceivedVtxo, VtxoNotAcceptedError } from "./received-vtxo.js";
+import { checkReceivedVtxo } from "./received-vtxo.js";
 import type { StoredVtxo } from "./vtxo-store.js";
 
 /**
@@ -39,5 +39,3 @@ export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promi
   }
   return out;
 }
-
-export { VtxoNotAcceptedError };

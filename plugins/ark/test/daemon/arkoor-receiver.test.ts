@@ -1,0 +1,70 @@
+import { expect } from "chai";
+import { silentLogger, type ChainSource, type Database } from "@tender/core";
+import type { MovementStore, NewMovement } from "@tender/plugin-history";
+import { encodeTx, encodeVtxo, reverseBytes, toHex, txid, vtxoIdString, type Transaction } from "../../src/protocol/index.js";
+import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
+import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
+import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
+import { receiveArkoorVtxos } from "../../src/daemon/mailbox/arkoor-receiver.js";
+import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
+import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard } from "./fixtures.js";
+
+describe("arkoor receive from the mailbox (flows §4.3 receiver)", () => {
+  let db: Database;
+  let w: ArkWallet;
+  let created: NewMovement[];
+  let registered: number;
+  let recoveryPosts: number;
+  const txs = new Map<string, Transaction>();
+
+  beforeEach(async () => {
+    db = await memoryDb();
+    const keys = new ArkKeys(db);
+    await keys.attach(masterOf(MNEMONIC));
+    created = [];
+    registered = 0;
+    recoveryPosts = 0;
+    const client = {
+      ark: async () => { registered++; return {}; },
+      mailbox: async () => { recoveryPosts++; return {}; },
+    };
+    w = {
+      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA }), client } as unknown as ArkConnection,
+      keys, vtxos: new VtxoStore(db), logger: silentLogger,
+      chain: {
+        getTip: async () => ({ height: 100, hash: "00".repeat(32) }),
+        getTx: async (id: string) => (txs.has(id) ? { txid: id, hex: toHex(encodeTx(txs.get(id)!)), status: { confirmed: true } } : null),
+      } as unknown as ChainSource,
+      movements: { create: async (m: NewMovement) => { created.push(m); return { id: created.length }; } } as unknown as MovementStore,
+      settings: () => ({ network: "regtest", changeSplitFactor: 2, deliveryRetryMs: 1_000 }),
+    };
+  });
+  afterEach(() => db.close());
+
+  const ours = async (amount: bigint, signed = true) => {
+    const k = await w.keys.nextVtxoKey();
+    const b = signedBoard({ sk: k.secretKey, pk: k.publicKey }, amount, 500, signed);
+    txs.set(toHex(reverseBytes(txid(b.funding))), b.funding);
+    return b.vtxo;
+  };
+
+  it("stores the valid VTXOs of a message, drops undecodable, unsigned and foreign ones, and records one movement per address", async () => {
+    const [a, b] = [await ours(3_000n), await ours(4_000n)];
+    const unsigned = await ours(5_000n, false);
+    const foreign = signedBoard(randomKey(), 6_000n, 500).vtxo;
+    const stored = await receiveArkoorVtxos(w, [new Uint8Array([1, 2, 3]), encodeVtxo(a), encodeVtxo(unsigned), encodeVtxo(foreign), encodeVtxo(b)]);
+    expect(stored.sort()).to.deep.equal([vtxoIdString(a), vtxoIdString(b)].sort());
+    expect((await w.vtxos.list()).map((v) => v.amountSat).sort()).to.deep.equal([3_000n, 4_000n]);
+    expect(created.map((m) => [m.subsystem.kind, m.status, m.effectiveBalanceSat, m.receivedOn?.[0]?.destination.type])).to.deep.equal([
+      ["receive", "successful", 3_000, "ark"], ["receive", "successful", 4_000, "ark"],
+    ]);
+    expect([registered, recoveryPosts]).to.deep.equal([1, 1]);
+  });
+
+  it("ignores a redelivered message: nothing stored twice, no second movement", async () => {
+    const a = await ours(3_000n);
+    await receiveArkoorVtxos(w, [encodeVtxo(a)]);
+    expect(await receiveArkoorVtxos(w, [encodeVtxo(a)])).to.deep.equal([]);
+    expect(created.length).to.equal(1);
+  });
+});
