@@ -228,6 +228,30 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     expect([info.status, info.json]).to.deep.equal([404, { resources: ["ark server"], message: "Wallet not connected to an Ark server" }]);
     expect((await eve.api("GET", "/api/v1/wallet/next-round")).status).to.equal(500);
   });
+
+  it("sends a dust amount (isolated output, flows §8.3 dust arkoor) and Bob receives it", async () => {
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const [aliceBefore, bobBefore] = [await spendable(alice), await spendable(bob)];
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 100 });
+    expect(await spendable(alice)).to.equal(aliceBefore - 100);
+    await until("Bob's dust VTXO", async () => ((await spendable(bob)) === bobBefore + 100 ? true : undefined));
+    expect((await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos")).some((v) => v.amount_sat === 100)).to.equal(true);
+  });
+
+  it("pays an amount larger than any one VTXO with a multi-input package", async () => {
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const vtxos = await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos");
+    const largest = Math.max(...vtxos.map((v) => v.amount_sat));
+    const amount = largest + 1_000;
+    const [aliceBefore, bobBefore] = [await spendable(alice), await spendable(bob)];
+    expect(aliceBefore).to.be.greaterThan(amount);
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: amount });
+    const [send] = await ok<Movement[]>(alice, "GET", "/api/v1/history");
+    expect(send!.input_vtxos.length).to.be.greaterThan(1);
+    expect(send!.effective_balance_sat).to.equal(-amount);
+    expect(await spendable(alice)).to.equal(aliceBefore - amount);
+    await until("Bob's payment", async () => ((await spendable(bob)) === bobBefore + amount ? true : undefined));
+  });
 });
 
 /** The same Ark address with another server's Ark id. */
