@@ -34,6 +34,11 @@ export class ArkConnection {
     this.pendingPins = keys;
   }
 
+  /** Drops keys remembered by an earlier creation attempt. */
+  forgetCreationPins(): void {
+    this.pendingPins = undefined;
+  }
+
   /** Creates the client for a loaded wallet (does not connect yet). */
   async attach(target: ArkConnectionTarget): Promise<ArkServerClient> {
     this.detach();

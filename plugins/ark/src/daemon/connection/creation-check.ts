@@ -11,6 +11,7 @@ import { serverNetworkOf } from "./networks.js";
  */
 export function arkServerCreationCheck(connection: ArkConnection): WalletCreationCheck {
   return async (ctx) => {
+    connection.forgetCreationPins(); // never pin what an earlier, failed attempt saw
     const url = ctx.config.server_address;
     if (!url) return;
     const client = new ArkServerClient({ url, network: serverNetworkOf(ctx.network) });
