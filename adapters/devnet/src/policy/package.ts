@@ -142,9 +142,13 @@ export interface PackageSubmission {
 }
 
 /**
- * `submitpackage`: each transaction first on its own fee; those refused only for their
- * feerate are then judged together with the rest, and kept when the package feerate
- * (their fees and sizes together) meets the minimum relay feerate.
+ * `submitpackage`, following Bitcoin Core's AcceptPackage: each transaction is first tried on
+ * its own (valid ones stay). If one fails for a reason other than its feerate or a missing
+ * (in-package) parent, the package stops there: `transaction failed`. Otherwise those that failed
+ * for feerate or missing inputs are judged again together, without the individual fee check, and
+ * kept when their package feerate meets the minimum relay feerate (else `package-fee-too-low`);
+ * a child leaving its parent's dust unspent gives `unspent-dust`. A transaction without a result
+ * from the joint judgement reports its individual refusal.
  * A malformed package (too many or too large, conflicting parents) comes back as `packageMsg`
  * with every transaction `unevaluated`, as bitcoind answers.
  * @throws PolicyError when the package is not a child with its parents (bitcoind throws there too)
@@ -164,75 +168,80 @@ export function submitPackage(
     const txResults = Object.fromEntries(facts.map((f) => [f.wtxid, { txid: f.txid, error: "unevaluated" }]));
     return { result: { packageMsg: shape, txResults, replacedTransactions: [] }, added: [], removed: [] };
   }
-  const results: (PackageTxResult | undefined)[] = facts.map(() => undefined);
+  const final = new Map<number, PackageTxResult>();
+  const individualErrors = new Map<number, PackageTxResult>();
   const individual = new Staging(mempool);
-  const together = new Staging(mempool);
-  const carried: number[] = [];
-  let failure: string | undefined;
+  const retry: number[] = [];
+  let quitEarly = false;
 
   for (const [i, tx] of txs.entries()) {
     const f = facts[i]!;
     const existing = mempool.txidOfWtxid(f.wtxid) ?? (mempool.has(f.txid) ? f.txid : undefined);
     if (existing) {
       const e = mempool.get(existing)!;
-      results[i] = { txid: f.txid, ...(e.wtxid !== f.wtxid ? { otherWtxid: e.wtxid } : {}), vsize: e.vsize, fees: ownFees(e) };
+      final.set(i, { txid: f.txid, ...(e.wtxid !== f.wtxid ? { otherWtxid: e.wtxid } : {}), vsize: e.vsize, fees: ownFees(e) });
       continue;
     }
-    let v: Verdict = acceptor.evaluate(tx, { allowReplacement: carried.length === 0 });
-    if (v.ok && carried.length === 0) {
-      individual.apply(acceptor, v);
-      results[i] = { txid: f.txid, vsize: v.entry.vsize, fees: ownFees(v.entry) };
-      continue;
-    }
+    const v = acceptor.evaluate(tx, { allowReplacement: true });
     if (v.ok) {
-      together.apply(acceptor, v);
-      carried.push(i);
+      individual.apply(acceptor, v);
+      final.set(i, { txid: f.txid, vsize: v.entry.vsize, fees: ownFees(v.entry) });
       continue;
     }
-    if (v.reconsiderable) {
-      v = acceptor.evaluate(tx, { bypassFeeCheck: true, allowReplacement: false });
-      if (v.ok) {
-        together.apply(acceptor, v);
-        carried.push(i);
-        continue;
-      }
-    }
-    results[i] = { txid: f.txid, vsize: v.vsize, error: detail(v) };
-    failure = "transaction failed";
-    break;
+    individualErrors.set(i, { txid: f.txid, vsize: v.vsize, error: detail(v) });
+    if (txs.length > 1 && (v.reconsiderable || v.reason === "bad-txns-inputs-missingorspent")) retry.push(i);
+    else quitEarly = true;
   }
 
-  if (!failure && carried.length > 0) {
-    const fees = together.added.reduce((n, e) => n + e.fee, 0n);
-    const vsize = together.added.reduce((n, e) => n + e.vsize, 0);
-    const required = BigInt(Math.ceil(settings.minRelaySatPerVb * vsize));
-    if (fees < required) {
-      failure = "package-fee-too-low";
-    } else {
+  let packageMsg = quitEarly ? "transaction failed" : "success";
+  const together = new Staging(mempool);
+  if (!quitEarly && retry.length > 0) {
+    const joint = judgeTogether(acceptor, together, retry.map((i) => txs[i]!), settings);
+    if (joint.ok) {
       const effective: AcceptFees = {
         baseSat: 0n,
-        effectiveFeerateSatPerVb: feerate(fees, vsize),
+        effectiveFeerateSatPerVb: joint.feerate,
         effectiveIncludes: together.added.map((e) => e.wtxid),
       };
       for (const e of together.added) {
         const i = facts.findIndex((f) => f.txid === e.txid);
-        results[i] = { txid: e.txid, vsize: e.vsize, fees: { ...effective, baseSat: e.fee } };
+        final.set(i, { txid: e.txid, vsize: e.vsize, fees: { ...effective, baseSat: e.fee } });
+      }
+    } else {
+      together.rollback();
+      packageMsg = joint.packageMsg;
+      if (joint.failedIndex !== undefined) {
+        const i = retry[joint.failedIndex]!;
+        final.set(i, { txid: facts[i]!.txid, vsize: joint.failure!.vsize, error: detail(joint.failure!) });
       }
     }
   }
-  if (failure) {
-    together.rollback();
-    for (const i of carried) results[i] = undefined;
-  }
   const txResults: Record<string, PackageTxResult> = {};
   facts.forEach((f, i) => {
-    txResults[f.wtxid] = results[i] ?? { txid: f.txid, error: "unevaluated" };
+    txResults[f.wtxid] = final.get(i) ?? individualErrors.get(i) ?? { txid: f.txid, error: "unevaluated" };
   });
-  const removed = [...individual.removed, ...(failure ? [] : together.removed)];
-  const added = [...individual.added, ...(failure ? [] : together.added)];
-  return {
-    result: { packageMsg: failure ?? "success", txResults, replacedTransactions: removed.map((e) => e.txid) },
-    added,
-    removed,
-  };
+  const removed = [...individual.removed, ...together.removed];
+  const added = [...individual.added, ...together.added];
+  return { result: { packageMsg, txResults, replacedTransactions: removed.map((e) => e.txid) }, added, removed };
+}
+
+/** Outcome of judging the retried transactions together. */
+type JointVerdict =
+  | { ok: true; feerate: number }
+  | { ok: false; packageMsg: string; failedIndex?: number; failure?: { reason: string; debug?: string; vsize: number } };
+
+/** Judges transactions together without individual fee checks, then checks their package feerate. */
+function judgeTogether(acceptor: MempoolAcceptor, staging: Staging, txs: readonly Tx[], settings: PolicySettings): JointVerdict {
+  for (const [i, tx] of txs.entries()) {
+    const v = acceptor.evaluate(tx, { bypassFeeCheck: true, allowReplacement: false });
+    if (!v.ok) {
+      const packageMsg = v.reason === "missing-ephemeral-spends" ? "unspent-dust" : "transaction failed";
+      return { ok: false, packageMsg, failedIndex: i, failure: v };
+    }
+    staging.apply(acceptor, v);
+  }
+  const fees = staging.added.reduce((n, e) => n + e.fee, 0n);
+  const vsize = staging.added.reduce((n, e) => n + e.vsize, 0);
+  if (fees < BigInt(Math.ceil(settings.minRelaySatPerVb * vsize))) return { ok: false, packageMsg: "package-fee-too-low" };
+  return { ok: true, feerate: feerate(fees, vsize) };
 }

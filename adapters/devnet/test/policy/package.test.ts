@@ -58,7 +58,8 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
     const child = cpfpChild(parent, fund(node, alice, 20_000n), 150n);
     const result = node.submitPackage([parent.hex, child.hex]);
     expect(result.packageMsg).to.equal("package-fee-too-low");
-    expect(Object.values(result.txResults).map((r) => r.error)).to.deep.equal(["unevaluated", "unevaluated"]);
+    // each reports why it failed on its own, as bitcoind does when the joint feerate falls short
+    expect(Object.values(result.txResults).map((r) => r.error)).to.deep.equal([`min relay fee not met, 0 < ${parent.vsize}`, "bad-txns-inputs-missingorspent"]);
     expect(node.getRawMempool()).to.not.include(parent.txid);
   });
 
@@ -71,9 +72,10 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
       outputs: [{ script: alice.wpkh.script, amount: 100_000n + 20_000n - 3_000n }],
     });
     const result = node.submitPackage([parent.hex, ignoresAnchor.hex]);
-    expect(result.packageMsg).to.equal("transaction failed");
+    expect(result.packageMsg).to.equal("unspent-dust");
     const childResult = Object.values(result.txResults).find((r) => r.txid === ignoresAnchor.txid)!;
-    expect(childResult.error).to.match(/^missing-ephemeral-spends/);
+    expect(childResult.error).to.match(/^missing-ephemeral-spends, tx .* did not spend parent's ephemeral dust$/);
+    expect(result.txResults[Object.keys(result.txResults)[0]!]!.error).to.match(/^min relay fee not met/);
     expect(node.getRawMempool()).to.not.include(parent.txid);
   });
 
@@ -101,7 +103,7 @@ describe("devnet policy: packages, P2A anchors and ephemeral dust", function () 
     const child = cpfpChild(parent, fund(node, alice, 20_000n), 2_000n);
     const result = node.submitPackage([parent.hex, child.hex]);
     expect(result.packageMsg).to.equal("transaction failed");
-    expect(Object.values(result.txResults)[0]!.error).to.equal("dust, tx with dust output must be 0-fee");
+    expect(Object.values(result.txResults).map((r) => r.error)).to.deep.equal(["dust, tx with dust output must be 0-fee", "bad-txns-inputs-missingorspent"]);
   });
 
   it("applies TRUC rules inside a package", () => {
