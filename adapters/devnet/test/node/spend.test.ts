@@ -38,6 +38,13 @@ describe("devnet node: faucet, spends and lookups", function () {
     const trSpend = buildTx({ inputs: [tx.coin(0, bob, true)], outputs: [{ script: alice.wpkh.script, amount: 98_000n }] });
     expect(node.submitTransaction(trSpend.hex)).to.equal(trSpend.txid);
     expect(node.getOutspend(tx.txid, 0)).to.deep.include({ spent: true, txid: trSpend.txid, vin: 0 });
+    // bob's script: funded once (confirmed), spent once (in the mempool)
+    const stats = node.scriptStats(bob.tr.address);
+    expect([stats.chain.fundedTxoCount, stats.chain.fundedTxoSumSat, stats.chain.spentTxoCount, stats.chain.txCount]).to.deep.equal([1, 99_000n, 0, 1]);
+    expect([stats.mempool.spentTxoCount, stats.mempool.spentTxoSumSat, stats.mempool.txCount]).to.deep.equal([1, 99_000n, 1]);
+    node.mine(1);
+    const after = node.scriptStats(bob.tr.address);
+    expect([after.chain.spentTxoSumSat, after.chain.txCount, after.mempool.txCount]).to.deep.equal([99_000n, 2, 0]);
   });
 
   it("refuses a double spend of a confirmed-spent coin and of a missing coin", () => {
