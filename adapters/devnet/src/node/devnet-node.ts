@@ -96,13 +96,7 @@ export class DevnetNode {
       const settings = this.store!.readSettings();
       this.clock = Math.max(settings?.clock ?? 0, this.chain.tip!.header.time);
       if (settings?.feeEstimates) this.fees.set(settings.feeEstimates);
-      for (const raw of this.store!.readMempool()) {
-        try {
-          this.acceptOne(decodeTx(raw), { persist: false });
-        } catch {
-          // a saved transaction that no longer fits (e.g. conflicts with a block) is dropped, as bitcoind does
-        }
-      }
+      this.reloadMempool(this.store!.readMempool());
     } else {
       this.connectOwnBlock(regtestGenesisBlock());
       this.clock = (options.startTime ?? 1_767_225_600) - this.interval;
@@ -243,7 +237,7 @@ export class DevnetNode {
    */
   submitTransaction(raw: Uint8Array | string, opts: { maxFeeRateSatPerVb?: number } = {}): string {
     const tx = this.decode(raw);
-    return this.acceptOne(tx, { persist: true, maxFeeRateSatPerVb: opts.maxFeeRateSatPerVb ?? 10_000 });
+    return this.acceptOne(tx, opts.maxFeeRateSatPerVb ?? 10_000);
   }
 
   /** bitcoind `testmempoolaccept`: one result per transaction, nothing is added. Several transactions are tested as a package. */
@@ -383,6 +377,24 @@ export class DevnetNode {
     };
   }
 
+  /**
+   * Re-admits a saved mempool through policy, in saved order (parents first). The fee floor is
+   * not re-checked: parents carried by a package feerate were valid together and stay so.
+   * A transaction that no longer fits (e.g. conflicts with a block) is dropped.
+   */
+  private reloadMempool(raws: readonly Uint8Array[]): void {
+    for (const raw of raws) {
+      let tx: Tx;
+      try {
+        tx = decodeTx(raw);
+      } catch {
+        continue;
+      }
+      const verdict = this.acceptor.evaluate(tx, { bypassFeeCheck: true, allowReplacement: false });
+      if (verdict.ok) this.acceptor.commit(verdict);
+    }
+  }
+
   private decode(raw: Uint8Array | string): Tx {
     try {
       return decodeTx(asBytes(raw));
@@ -392,18 +404,17 @@ export class DevnetNode {
     }
   }
 
-  private acceptOne(tx: Tx, opts: { persist: boolean; maxFeeRateSatPerVb?: number }): string {
+  private acceptOne(tx: Tx, maxFeeRateSatPerVb: number): string {
     const verdict = this.acceptor.evaluate(tx, { allowReplacement: true });
     if (!verdict.ok) {
       if (verdict.reason === "txn-already-in-mempool") return verdict.txid;
       throw new PolicyError(verdict.reason, verdict.debug, verdict.txid);
     }
-    const max = opts.maxFeeRateSatPerVb ?? 0;
-    if (max > 0 && Number(verdict.entry.fee) / verdict.entry.vsize > max) {
+    if (maxFeeRateSatPerVb > 0 && Number(verdict.entry.fee) / verdict.entry.vsize > maxFeeRateSatPerVb) {
       throw new PolicyError("max-fee-exceeded", "Fee exceeds maximum configured by user (e.g. -maxtxfee, maxfeerate)", verdict.entry.txid);
     }
     const removed = this.acceptor.commit(verdict);
-    if (opts.persist) this.announce([verdict.entry], removed);
+    this.announce([verdict.entry], removed);
     return verdict.entry.txid;
   }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatadirError, DevnetNode } from "../../src/node/devnet-node.js";
-import { TestKey, buildTx, fund } from "./tx-kit.js";
+import { P2A_SCRIPT, TestKey, buildTx, fund } from "./tx-kit.js";
 
 describe("devnet node: persistence and determinism", function () {
   let dir: string;
@@ -35,6 +35,24 @@ describe("devnet node: persistence and determinism", function () {
     second.mine(1);
     expect(second.getTxStatus(pending.txid)!.confirmed).to.equal(true);
     expect(second.utxosForScript(alice.tr.address).map((u) => u.amountSat)).to.deep.equal([74_000n]);
+    second.close();
+  });
+
+  it("keeps a zero-fee parent and its CPFP child across a restart", () => {
+    const alice = new TestKey("persist-pkg");
+    const first = new DevnetNode({ seed: "persist-pkg", datadir: dir, premineBlocks: 101 });
+    const coin = fund(first, alice, 50_000n);
+    const funding = fund(first, alice, 20_000n);
+    const parent = buildTx({ version: 3, inputs: [coin], outputs: [{ script: alice.tr.script, amount: 50_000n }, { script: P2A_SCRIPT, amount: 0n }] });
+    const child = buildTx({
+      version: 3,
+      inputs: [{ txid: parent.txid, vout: 1, amount: 0n, script: P2A_SCRIPT }, funding],
+      outputs: [{ script: alice.wpkh.script, amount: 17_000n }],
+    });
+    expect(first.submitPackage([parent.hex, child.hex]).packageMsg).to.equal("success");
+    first.close();
+    const second = new DevnetNode({ seed: "persist-pkg", datadir: dir });
+    expect(second.getRawMempool()).to.deep.equal([parent.txid, child.txid]);
     second.close();
   });
 
