@@ -22,13 +22,15 @@ const refused = async (url: string) => fetch(url).then(() => false, () => true);
 describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3 item 5, issue 6 item 4)", function () {
   this.timeout(120_000);
   let launcher: ChildProcess | undefined;
+  let bobPid: number | undefined;
   const datadir = tempDatadir("tender-start-");
   after(() => {
+    if (bobPid) { try { process.kill(bobPid, "SIGTERM"); } catch { /* already gone */ } }
     if (launcher && launcher.exitCode === null && launcher.signalCode === null) launcher.kill("SIGKILL");
-    for (const d of [datadir, `${datadir}-devnet`, `${datadir}-bob`]) cleanup(d);
+    for (const d of [datadir, `${datadir}-devnet`, `${datadir}-bob`, `${datadir}-bob.log`]) cleanup(d);
   });
 
-  it("starts everything on loopback, prints a recipe that creates, funds and boards, and stops everything on SIGINT", async () => {
+  it("starts everything on loopback, prints a recipe that creates, funds, boards and pays a second daemon, and stops everything on SIGINT", async () => {
     const port = await freePort();
     launcher = spawn(process.execPath, [START_ALL, "--datadir", datadir, "--port", String(port), "--profile", "test",
       "--esplora-port", "0", "--rpc-port", "0", "--ark-port", "0", "--ark-admin-port", "0"], { cwd: REPO_ROOT });
@@ -49,17 +51,24 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
     expect(ready.daemon).to.equal(`http://127.0.0.1:${port}`);
     for (const url of Object.values(ready)) expect(url, "loopback only").to.match(/^http:\/\/127\.0\.0\.1:\d+/);
 
-    // Run the printed recipe up to the board (steps 1–3) exactly as a person would paste it.
+    // Run the whole printed recipe exactly as a person would paste it: create, fund, board, then Bob's daemon and a payment to him.
     const lines = out.split("\n");
-    const recipe = lines.slice(lines.findIndex((l) => l.startsWith("TOKEN=")), lines.findIndex((l) => l.startsWith("# 4."))).join("\n");
+    const recipe = lines.slice(lines.findIndex((l) => l.startsWith("TOKEN=")), lines.findIndex((l) => l.startsWith("# Ctrl-C"))).join("\n");
     expect(recipe).to.contain("/boards/board-amount");
     const env = { ...process.env, PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}` };
-    const { stdout } = await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 60_000 });
+    let stdout = "";
+    try {
+      stdout = (await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 90_000 })).stdout;
+    } finally {
+      // Bob's daemon was started by the recipe in the background: stop it by the pid in its lock file.
+      try { bobPid = Number(readFileSync(join(`${datadir}-bob`, "tenderd.lock"), "utf8").trim()); } catch { bobPid = undefined; }
+    }
     expect(stdout).to.contain('"fingerprint"');
     expect(stdout).to.match(/"funding_tx":\{"txid":"[0-9a-f]{64}"/);
 
     const token = readFileSync(join(datadir, "auth_token"), "utf8").trim();
-    const api = async <T>(path: string): Promise<T> => (await (await fetch(`${ready.daemon}/api/v1${path}`, { headers: { Authorization: `Bearer ${token}` } })).json()) as T;
+    const api = async <T>(path: string, base = ready.daemon!, tok = token): Promise<T> =>
+      (await (await fetch(`${base}/api/v1${path}`, { headers: { Authorization: `Bearer ${tok}` } })).json()) as T;
     const end = Date.now() + 20_000;
     let boards: { status: string }[] = [];
     while (Date.now() < end) {
@@ -69,6 +78,14 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
     }
     expect(boards.map((b) => b.status)).to.deep.equal(["successful"]);
     expect(await api<unknown[]>("/boards/pending")).to.deep.equal([]);
+    // Bob received the payment through the mailbox.
+    const bobToken = readFileSync(join(`${datadir}-bob`, "auth_token"), "utf8").trim();
+    const bobBase = `http://127.0.0.1:${port + 1}`;
+    let bob = { spendable_sat: 0 };
+    for (const stop = Date.now() + 20_000; Date.now() < stop && bob.spendable_sat === 0; await new Promise((r) => setTimeout(r, 200))) {
+      bob = await api<{ spendable_sat: number }>("/wallet/balance", bobBase, bobToken);
+    }
+    expect(bob.spendable_sat).to.equal(100_000);
 
     launcher.kill("SIGINT");
     expect(await exited).to.equal(0);

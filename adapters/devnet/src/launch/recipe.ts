@@ -15,6 +15,8 @@ export interface RecipeEndpoints {
   readonly boardConfirmations: number;
   /** Config file the daemon was started with (for a second daemon). */
   readonly configFile: string;
+  /** Port for the second daemon (Bob). */
+  readonly bobPort: number;
 }
 
 const json = (v: unknown) => `'${JSON.stringify(v)}'`;
@@ -42,14 +44,16 @@ export function startRecipe(e: RecipeEndpoints): string {
     `sleep 3; curl -s -H "$AUTH" $API/boards/pending    # [] once registered`,
     `curl -s -H "$AUTH" $API/history`,
     "",
-    "# 4. pay another wallet: a second daemon (Bob) on port 3001 with its own wallet and Ark address",
-    `npx tenderd --datadir ${e.datadir}-bob --port 3001 --config ${e.configFile} & sleep 4`,
+    `# 4. pay another wallet: a second daemon (Bob) on port ${e.bobPort} with its own wallet and Ark address`,
+    `BOBAPI=http://127.0.0.1:${e.bobPort}/api/v1`,
+    `npx tenderd --datadir ${e.datadir}-bob --port ${e.bobPort} --config ${e.configFile} > ${e.datadir}-bob.log 2>&1 &`,
+    `until curl -s http://127.0.0.1:${e.bobPort}/ping > /dev/null; do sleep 1; done`,
     `BOBAUTH="Authorization: Bearer $(npx tenderd --datadir ${e.datadir}-bob secret show)"`,
-    `curl -s -H "$BOBAUTH" -H "$JSON" -d ${createBody} http://127.0.0.1:3001/api/v1/wallet/create`,
-    `BOB=$(curl -s -X POST -H "$BOBAUTH" http://127.0.0.1:3001/api/v1/wallet/addresses/next | sed -E 's/.*"address":"([^"]+)".*/\\1/')`,
+    `curl -s -H "$BOBAUTH" -H "$JSON" -d ${createBody} $BOBAPI/wallet/create`,
+    `BOB=$(curl -s -X POST -H "$BOBAUTH" $BOBAPI/wallet/addresses/next | sed -E 's/.*"address":"([^"]+)".*/\\1/')`,
     `curl -s -H "$AUTH" -H "$JSON" -d "{\\"destination\\":\\"$BOB\\",\\"amount_sat\\":100000}" $API/wallet/send`,
-    `curl -s -H "$BOBAUTH" http://127.0.0.1:3001/api/v1/wallet/balance`,
+    `sleep 2; curl -s -H "$BOBAUTH" $BOBAPI/wallet/balance; curl -s -H "$BOBAUTH" $BOBAPI/history`,
     "",
-    "# Ctrl-C stops the daemon, the Ark server and the chain (their state stays on disk).",
+    "# Ctrl-C stops the daemon, the Ark server and the chain (their state stays on disk); stop Bob with `kill %1`.",
   ].join("\n");
 }

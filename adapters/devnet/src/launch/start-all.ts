@@ -125,7 +125,7 @@ async function main(): Promise<void> {
   console.log(`devnet ready ${JSON.stringify({ esplora: devnet.esploraUrl, bitcoind: devnet.rpcUrl, control: devnet.controlUrl, ark: devnet.arkUrl, daemon: `http://127.0.0.1:${port}` })}`);
   console.log(startRecipe({
     daemon: `http://127.0.0.1:${port}`, datadir, esplora: devnet.esploraUrl, control: devnet.controlUrl, ark: devnet.arkUrl,
-    boardConfirmations: devnet.ark.server.ctx.config.requiredBoardConfirmations, configFile,
+    boardConfirmations: devnet.ark.server.ctx.config.requiredBoardConfirmations, configFile, bobPort: port + 1,
   }));
 }
 
