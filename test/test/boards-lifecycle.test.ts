@@ -1,10 +1,13 @@
 import { expect } from "chai";
 import { Transaction } from "bitcoinjs-lib";
+import { generateMnemonic, masterKey } from "@tender/plugin-wallet";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   BOARD_DAEMON_CONFIG, MIN_BOARD_SAT, REQUIRED_CONFIRMATIONS, boardFeeOf, fundedWallet, movement, ok, startBoardDevnet, until,
   type DevnetWithArk, type Movement, type PendingBoardInfo,
 } from "./boards-harness.js";
+
+const toHexString = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 interface OnchainBalance { total_sat: number; confirmed_sat: number; trusted_pending_sat: number }
 interface ArkBalance { spendable_sat: number; pending_board_sat: number }
@@ -24,7 +27,8 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
   const serverVtxoState = async (id: string) => (await devnet.ark.server.ctx.store.getVtxo(id))?.state;
 
   it("boards an amount: pending until the server's confirmations, then registered, with its movement and notifications", async () => {
-    await fundedWallet(d, devnet, [300_000n]);
+    const mnemonic = generateMnemonic();
+    await fundedWallet(d, devnet, [300_000n], mnemonic);
     const fee = await ok<{ gross_amount_sat: number; fee_sat: number; net_amount_sat: number; vtxos_spent: string[] }>(d, "GET", "/api/v1/fees/board?amount_sat=200000");
     expect(fee).to.deep.equal({ gross_amount_sat: 200_000, fee_sat: boardFeeOf(200_000), net_amount_sat: 200_000 - boardFeeOf(200_000), vtxos_spent: [] });
     const since = (await ok<WaitResponse>(d, "GET", "/api/v1/notifications/wait")).last_pushed_at;
@@ -73,6 +77,12 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     expect(await ok<ArkBalance>(d, "GET", "/api/v1/wallet/balance")).to.deep.include({ spendable_sat: board.amount_sat, pending_board_sat: 0 });
     const spendable = (await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos")).find((v) => v.id === board.vtxos[0]);
     expect(spendable!.state).to.deep.equal({ type: "spendable" });
+    // Its id is backed up in the wallet's recovery mailbox (m/350'/2').
+    const recoveryId = toHexString(masterKey(mnemonic).derivePath("m/350'/2'").publicKey);
+    const backups = await devnet.ark.server.ctx.store.readMailbox(recoveryId, 0n, 100);
+    const [txid, vout] = board.vtxos[0]!.split(":");
+    const outpoint = Buffer.concat([Buffer.from(txid!, "hex").reverse(), Buffer.from([Number(vout), 0, 0, 0])]).toString("hex");
+    expect(backups.filter((b) => b.kind === "recovery").map((b) => toHexString(b.payload))).to.include(outpoint);
 
     const notes = (await ok<WaitResponse>(d, "GET", `/api/v1/notifications/wait${since ? `?since=${encodeURIComponent(since)}` : ""}`)).notifications
       .filter((n) => n.movement?.id === board.movement_id);

@@ -8,7 +8,7 @@
  * | `record` | database | `bark.board` movement (pending) and the VTXO stored locked | `broadcast` |
  * | `broadcast` | chain | broadcasts the funding tx (a refusal fails the board) | `confirming` |
  * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend | `register` |
- * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, movement successful | done |
+ * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, its id backed up in the recovery mailbox, movement successful | done |
  *
  * Every step can run twice after a crash: keys and funding are re-made only when their step did
  * not finish (nothing was sent yet), the movement is looked up by its anchor before it is
@@ -200,6 +200,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
       return { waitMs: timing.pollMs };
     }
     await vtxos.markSpendable(need(s.vtxoId, "vtxoId"));
+    await server.backupVtxoId(s.vtxoId!).catch((e: unknown) => logger.warn(`board ${s.vtxoId}: recovery mailbox backup failed: ${errorText(e)}`));
     await movements.finish(need(s.movementId, "movementId"), "successful");
     return { done: true, state: s };
   };

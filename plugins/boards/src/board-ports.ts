@@ -39,6 +39,8 @@ export interface BoardServer {
   requestBoardCosign(call: BoardCosignCall): Promise<{ pubNonce: Uint8Array; partialSig: Uint8Array }>;
   /** `RegisterBoardVtxo` (idempotent on the server). */
   registerBoardVtxo(vtxo: Uint8Array): Promise<void>;
+  /** Backs the VTXO id up in the wallet's recovery mailbox (flows §4.10; duplicates are ignored by the server). */
+  backupVtxoId(vtxoId: string): Promise<void>;
 }
 
 /** The wallet's VTXO keys. */

@@ -37,9 +37,10 @@ export const boardsPlugin = definePlugin({
     const pollMs = settings.pollMs ?? 2_000;
     const c = ctx.container;
     const connection = c.resolve(ArkConnectionToken);
+    const arkKeys = c.resolve(ArkKeysToken);
     const ports: BoardPorts = {
-      server: arkBoardServer(connection),
-      keys: arkBoardKeys(c.resolve(ArkKeysToken)),
+      server: arkBoardServer(connection, arkKeys),
+      keys: arkBoardKeys(arkKeys),
       vtxos: arkBoardVtxos(c.resolve(VtxoStoreToken)),
       wallet: onchainFundingWallet(c.resolve(OnchainWalletToken)),
       chain: sourceBoardChain(c.resolve(WalletChainToken)),

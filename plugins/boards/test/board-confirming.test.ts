@@ -74,11 +74,13 @@ describe("board confirmation and registration (flows §4.2 step 10), over fakes"
     expect(await register()).to.deep.equal({ waitMs: 50 });
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("locked");
     expect(world.movements.get(s.movementId!)!.status).to.equal("pending");
+    expect(world.backedUp).to.deep.equal([]);
     world.registerFails = false;
     expect(await register()).to.deep.include({ done: true });
     expect(world.calls.register).to.have.length(2);
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spendable");
     expect(world.movements.get(s.movementId!)!.status).to.equal("successful");
+    expect(world.backedUp, "registered id backed up in the recovery mailbox, once").to.deep.equal([s.vtxoId]);
   });
 
   it("register: goes back to confirming when the funding tx is no longer confirmed (reorg)", async () => {

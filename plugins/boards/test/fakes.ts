@@ -38,6 +38,8 @@ export class FakeWorld {
   /** Funding txs the wallet holds, and what it was told. */
   readonly held = new Set<string>();
   readonly noted: string[] = [];
+  /** VTXO ids posted to the recovery mailbox. */
+  readonly backedUp: string[] = [];
   readonly released: string[] = [];
   cosignBehaviour: "sign" | "refuse" | "bad-signature" = "sign";
   registerFails = false;
@@ -61,6 +63,7 @@ export class FakeWorld {
         if (this.cosignBehaviour === "bad-signature") r.partialSig[5] = r.partialSig[5]! ^ 1;
         return r;
       },
+      backupVtxoId: async (id) => { this.backedUp.push(id); },
       registerBoardVtxo: async (v) => {
         this.calls.register.push(v);
         if (this.registerFails) throw new Error("funding tx has 1 confirmations, requires 2");

@@ -2,8 +2,11 @@
  * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
  */
 import { effectiveVtxoLifetime } from "@tender/ark-grpc";
-import { toHex, type Vtxo } from "@tender/plugin-ark/protocol";
-import type { ArkConnection, ArkKeys, VtxoStore } from "@tender/plugin-ark";
+import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/plugin-ark/protocol";
+import { mailboxAuthorization, type ArkConnection, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
+
+/** Validity of the recovery mailbox authorization, as the Ark rail uses it. */
+const RECOVERY_AUTH_SECS = 60;
 import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
 /**
@@ -17,7 +20,7 @@ export async function whenAttached(isAttached: () => boolean, timeoutMs = 10_000
 }
 
 /** {@link BoardServer} over the wallet's Ark server connection. */
-export function arkBoardServer(connection: ArkConnection): BoardServer {
+export function arkBoardServer(connection: ArkConnection, keys: ArkKeys): BoardServer {
   const client = async () => {
     await whenAttached(() => connection.isAttached);
     return connection.client;
@@ -41,6 +44,14 @@ export function arkBoardServer(connection: ArkConnection): BoardServer {
     },
     async registerBoardVtxo(vtxo) {
       await (await client()).ark("registerBoardVtxo", { boardVtxo: vtxo });
+    },
+    async backupVtxoId(vtxoId) {
+      const c = await client();
+      const key = keys.recoveryMailboxKey();
+      await c.mailbox("postRecoveryVtxoIds", {
+        mailboxId: key.publicKey, vtxoIds: [encodeOutPoint(parseOutPoint(vtxoId))],
+        authorization: mailboxAuthorization({ mailboxKey: () => key }, RECOVERY_AUTH_SECS),
+      });
     },
   };
 }
