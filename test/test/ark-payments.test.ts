@@ -140,7 +140,7 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     await ok(carol, "POST", "/api/v1/wallet/create", createBody(devnet, CAROL_MNEMONIC));
     const foreign = await carol.api("POST", "/api/v1/wallet/import-vtxo", { body: { vtxos: [encoded] } });
     expect(foreign.status).to.equal(500);
-    expect((foreign.json as { message: string }).message).to.match(/^Failed to import VTXO: VTXO is not owned by this wallet/);
+    expect((foreign.json as { message: string }).message).to.match(/^Failed to import VTXO: VTXO [0-9a-f]{64}:\d+ is not owned by this wallet \(no signable clause found\)$/);
     expect(await carol.api("POST", "/api/v1/wallet/import-vtxo", { body: { vtxos: [] } })).to.deep.include({ status: 400 });
     expect((await carol.api("POST", "/api/v1/wallet/import-vtxo", { body: { vtxos: ["zz"] } })).status).to.equal(400);
     expect(await ok<VtxoInfo[]>(carol, "GET", "/api/v1/wallet/vtxos?all=true")).to.deep.equal([]);

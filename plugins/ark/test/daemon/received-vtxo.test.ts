@@ -17,8 +17,8 @@ describe("received VTXO acceptance (flows §4.3 receiver, §4.10.4 import)", () 
       return tx ? { txid: id, hex: toHex(encodeTx(tx)), status: { confirmed: true } } : null;
     },
   } as unknown as ChainSource;
-  const check = (vtxo: Vtxo, scanKeys = false) =>
-    checkReceivedVtxo(vtxo, { chain, keys, serverPubkey: SERVER.pk, exitDelta: EXIT_DELTA, scanKeys }).then(() => "accepted", (e: unknown) => {
+  const check = (vtxo: Vtxo, importing = false) =>
+    checkReceivedVtxo(vtxo, { chain, keys, serverPubkey: SERVER.pk, exitDelta: EXIT_DELTA, importing }).then(() => "accepted", (e: unknown) => {
       expect(e).to.be.instanceOf(VtxoNotAcceptedError);
       return (e as Error).message;
     });
@@ -40,14 +40,17 @@ describe("received VTXO acceptance (flows §4.3 receiver, §4.10.4 import)", () 
     expect(await check(published(board(own, 10_000n, 500)))).to.equal("accepted");
   });
 
-  it("refuses a VTXO whose anchor is not on chain, one with a missing signature, and one expiring too soon", async () => {
+  it("refuses a VTXO whose anchor is not on chain, one with a missing signature, and one expiring too soon (receive: within the exit delta; import: at the tip)", async () => {
     expect(await check(board(own, 10_000n, 500).vtxo)).to.match(/chain anchor [0-9a-f]{64} not found on chain/);
     expect(await check(published(board(own, 10_000n, 500, false)))).to.match(/^invalid VTXO: .*missing signature/);
-    expect(await check(published(board(own, 10_000n, 100 + EXIT_DELTA)))).to.match(/too close to the tip/);
+    const soon = published(board(own, 10_000n, 100 + EXIT_DELTA));
+    expect(await check(soon)).to.match(/too close to the tip/);
+    expect(await check(soon, true)).to.equal("accepted"); // an import only has to outlive the tip
+    expect(await check(published(board(own, 10_000n, 100)), true)).to.match(/^Vtxo [0-9a-f]{64}:0 has expired$/);
   });
 
-  it("refuses a VTXO of another key or another server, and finds a not yet handed-out key of the seed only when asked to scan", async () => {
-    expect(await check(published(board(randomKey(), 10_000n, 500)))).to.match(/not owned by this wallet/);
+  it("refuses a VTXO of another key or another server, and finds a not yet handed-out key of the seed only when importing", async () => {
+    expect(await check(published(board(randomKey(), 10_000n, 500)))).to.match(/^VTXO [0-9a-f]{64}:0 is not owned by this wallet \(no signable clause found\)$/);
     const other = published(board(own, 10_000n, 500));
     const foreignServer = { ...other, serverPubkey: randomKey().pk };
     expect(await check(foreignServer)).to.equal("VTXO belongs to a different Ark server");

@@ -1,4 +1,4 @@
-import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, type Vtxo } from "../../protocol/index.js";
+import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Vtxo } from "../../protocol/index.js";
 import type { ChainSource } from "@tender/core";
 import type { ArkKeys } from "../keys/ark-keys.js";
 
@@ -12,26 +12,28 @@ export interface AcceptanceContext {
   readonly chain: ChainSource;
   readonly keys: ArkKeys;
   readonly serverPubkey: Uint8Array;
-  /** `vtxo_exit_delta` of the server: the VTXO must outlive tip + this. */
+  /** `vtxo_exit_delta` of the server: a received VTXO must outlive tip + this. */
   readonly exitDelta: number;
-  /** Also look for the key among not yet handed-out indexes (import into a restored wallet). */
-  readonly scanKeys?: boolean;
+  /** Import rules (flows §4.10.4): the VTXO only has to outlive the tip, and the key may be one not yet handed out. */
+  readonly importing?: boolean;
 }
 
 /**
- * Checks a VTXO someone gave the wallet (flows §4.3 receiver, §4.10.4 import): its chain anchor
- * exists on chain or in the mempool and its exit chain is fully signed from that anchor, the
- * policy is `pubkey`, the server key is ours, it expires after tip + exit delta, and the wallet
- * holds its key. Throws {@link VtxoNotAcceptedError}.
+ * Checks a VTXO someone gave the wallet (flows §4.3 receiver, §4.10.4 import): the policy is
+ * `pubkey`, the server key is ours, the wallet holds its key, it expires after tip + exit delta
+ * (import: after the tip), and its chain anchor exists on chain or in the mempool with the exit
+ * chain fully signed from it. Throws {@link VtxoNotAcceptedError}.
  */
 export async function checkReceivedVtxo(vtxo: Vtxo, ctx: AcceptanceContext): Promise<void> {
+  const id = vtxoIdString(vtxo);
   if (vtxo.policy.type !== "pubkey") throw new VtxoNotAcceptedError(`VTXO policy ${vtxo.policy.type} is not a payment to this wallet`);
   if (!bytesEqual(vtxo.serverPubkey, ctx.serverPubkey)) throw new VtxoNotAcceptedError("VTXO belongs to a different Ark server");
-  const owned = ctx.keys.isOwnPubkey(vtxo.policy.userPubkey) || (ctx.scanKeys === true && (await ctx.keys.claimKey(vtxo.policy.userPubkey)) !== undefined);
-  if (!owned) throw new VtxoNotAcceptedError(`VTXO is not owned by this wallet (key ${toHex(vtxo.policy.userPubkey)})`);
+  const owned = ctx.keys.isOwnPubkey(vtxo.policy.userPubkey) || (ctx.importing === true && (await ctx.keys.claimKey(vtxo.policy.userPubkey)) !== undefined);
+  if (!owned) throw new VtxoNotAcceptedError(`VTXO ${id} is not owned by this wallet (no signable clause found)`);
   const tip = await ctx.chain.getTip();
-  if (vtxo.expiryHeight <= tip.height + ctx.exitDelta) {
-    throw new VtxoNotAcceptedError(`VTXO expires at height ${vtxo.expiryHeight}, too close to the tip ${tip.height}`);
+  if (ctx.importing === true && vtxo.expiryHeight <= tip.height) throw new VtxoNotAcceptedError(`Vtxo ${id} has expired`);
+  if (ctx.importing !== true && vtxo.expiryHeight <= tip.height + ctx.exitDelta) {
+    throw new VtxoNotAcceptedError(`VTXO ${id} expires at height ${vtxo.expiryHeight}, too close to the tip ${tip.height}`);
   }
   const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
   const anchor = await ctx.chain.getTx(anchorTxid);

@@ -8,7 +8,7 @@ import type { StoredVtxo } from "./vtxo-store.js";
 /**
  * `POST /wallet/import-vtxo` (rest-api §3.1, flows §4.10.4): in order, each hex VTXO is decoded
  * (400), returned as stored when already known (idempotent), otherwise checked — anchored on chain,
- * fully signed, owned by a wallet key, not expired (500 `Failed to import VTXO: …`) — registered
+ * fully signed, owned by a wallet key, not expired — import: after the tip (500 `Failed to import VTXO: …`, bark's texts) — registered
  * with the server and stored as spendable. Not transactional: earlier items stay imported.
  */
 export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promise<StoredVtxo[]> {
@@ -29,7 +29,7 @@ export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promi
     }
     try {
       const info = await w.connection.arkInfo();
-      await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta, scanKeys: true });
+      await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta, importing: true });
     } catch (e) {
       throw new InternalServerError(`Failed to import VTXO: ${e instanceof Error ? e.message : String(e)}`);
     }
