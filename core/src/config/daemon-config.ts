@@ -32,6 +32,7 @@ export const DEFAULT_PLUGINS = [
   "@tender/plugin-notifications",
   "@tender/plugin-history",
   "@tender/plugin-ark",
+  "@tender/plugin-boards",
 ];
 
 /** A configuration problem: the daemon refuses to start and prints this. */
