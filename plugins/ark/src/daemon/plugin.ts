@@ -76,6 +76,10 @@ export const arkPlugin = definePlugin({
     const sender = new ArkoorSender(wallet, engine, freshSends);
     engine.define(arkoorSendAction(wallet, freshSends));
 
+    const syncAll = async () => {
+      await mailbox.sync().catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
+      await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
+    };
     let attached = false;
     ctx.events.on(WalletLoaded, async (loadedWallet) => {
       const loaded = lifecycle.loadedKeys;
@@ -83,7 +87,8 @@ export const arkPlugin = definePlugin({
       await keys.attach(loaded.master);
       await connection.attach({ serverUrl: loaded.config.server_address, walletNetwork: loadedWallet.network });
       attached = true;
-      void connection.heartbeat();
+      // start-up (flows §6): connect, then one full sync unless the wallet syncs manually
+      void connection.heartbeat().then((up) => (up && !manualSync() ? syncAll() : undefined));
     });
     ctx.events.on(WalletUnloaded, () => {
       attached = false;
@@ -119,10 +124,6 @@ export const arkPlugin = definePlugin({
     });
 
     const pendingBoards = () => (ctx.container.isRegistered(PendingBoardBalanceToken) ? ctx.container.resolve(PendingBoardBalanceToken)() : Promise.resolve(0n));
-    const syncAll = async () => {
-      await mailbox.sync().catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
-      await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
-    };
     for (const r of walletRoutes({ wallet, sender, mailbox, syncAll, pendingBoardSat: pendingBoards })) ctx.route(r);
   },
 });
