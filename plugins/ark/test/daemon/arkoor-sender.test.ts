@@ -12,9 +12,9 @@ import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { MNEMONIC, SERVER, boardOf, masterOf, memoryDb, randomKey } from "./fixtures.js";
 
 /** An address of a random recipient key at the test server. */
-function recipientAddress(serverPubkey = SERVER.pk): string {
+function recipientAddress(serverPubkey = SERVER.pk, network: "regtest" | "bitcoin" = "regtest"): string {
   const k = randomKey();
-  return encodeArkAddress(walletArkAddress({ network: "regtest", serverPubkey, serverMailboxPubkey: randomKey().pk, mailboxId: randomKey().pk, vtxoPubkey: k.pk, vtxoSecretKey: k.sk }));
+  return encodeArkAddress(walletArkAddress({ network, serverPubkey, serverMailboxPubkey: randomKey().pk, mailboxId: randomKey().pk, vtxoPubkey: k.pk, vtxoSecretKey: k.sk }));
 }
 
 describe("arkoor sender: destination checks, input selection and the change split (flows §4.3 steps 1–3)", () => {
@@ -81,7 +81,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
     expect(started[0]!.inputIds).to.deep.equal([vtxoIdString(soon)]);
   });
 
-  it("refuses an address of another server (400) and an amount above the balance (500) without starting anything", async () => {
+  it("refuses an address of another server or network (400) and an amount above the balance (500) without starting anything", async () => {
     await store.add(boardOf(10_000n));
     const other = recipientAddress(randomKey().pk);
     expect(decodeArkAddress(other).arkId).to.not.deep.equal(arkId(SERVER.pk));
@@ -91,6 +91,11 @@ describe("arkoor sender: destination checks, input selection and the change spli
     const e2 = await pay(20_000).catch((e: unknown) => e);
     expect(e2).to.be.instanceOf(InternalServerError);
     expect((e2 as Error).message).to.match(/Insufficient money available/);
+    const mainnet = recipientAddress(SERVER.pk, "bitcoin");
+    expect(mainnet).to.match(/^ark1/);
+    const e3 = await pay(1_000, mainnet).catch((e: unknown) => e);
+    expect(e3).to.be.instanceOf(BadRequestError);
+    expect((e3 as Error).message).to.equal("Ark address is for different network");
     expect(started).to.deep.equal([]);
     expect(keys.peekVtxoKey(0)).to.equal(undefined); // no change key was reserved
   });
