@@ -36,9 +36,9 @@ export class BoardService {
     return pendingInfo(status.state);
   }
 
-  /** Boards not yet registered with the server (oldest first). */
+  /** Boards not yet registered with the server, oldest first (by movement id, which follows creation). */
   async pending(): Promise<PendingBoardInfo[]> {
-    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).map((a) => pendingInfo(a.state));
+    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).map((a) => pendingInfo(a.state)).sort((a, b) => a.movement_id - b.movement_id);
   }
 
   /** Sum of the pending boards' VTXO values (`pending_board_sat` of the balance). */
