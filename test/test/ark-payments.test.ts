@@ -252,6 +252,19 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     expect(await spendable(alice)).to.equal(aliceBefore - amount);
     await until("Bob's payment", async () => ((await spendable(bob)) === bobBefore + amount ? true : undefined));
   });
+
+  it("delivers a payment made while Bob's daemon was stopped once it starts again (mailbox from the stored checkpoint)", async () => {
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const before = await spendable(bob);
+    const receives = (await ok<Movement[]>(bob, "GET", "/api/v1/history")).length;
+    await bob.stop();
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 1_234 });
+    bob = await startDaemon({ datadir: bob.datadir, config: arkDaemonConfig() });
+    await until("Bob's payment after his restart", async () => ((await spendable(bob)) === before + 1_234 ? true : undefined));
+    const history = await ok<Movement[]>(bob, "GET", "/api/v1/history");
+    expect(history.length).to.equal(receives + 1);
+    expect(history[0]!.received_on).to.deep.equal([{ destination: { type: "ark", value: address }, amount_sat: 1_234 }]);
+  });
 });
 
 /** The same Ark address with another server's Ark id. */
