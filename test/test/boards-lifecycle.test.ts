@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { Transaction } from "bitcoinjs-lib";
 import { generateMnemonic, masterKey } from "@tender/plugin-wallet";
+import WebSocket from "ws";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   BOARD_DAEMON_CONFIG, MIN_BOARD_SAT, REQUIRED_CONFIRMATIONS, boardFeeOf, fundedWallet, movement, ok, startBoardDevnet, until,
@@ -32,6 +33,11 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     const fee = await ok<{ gross_amount_sat: number; fee_sat: number; net_amount_sat: number; vtxos_spent: string[] }>(d, "GET", "/api/v1/fees/board?amount_sat=200000");
     expect(fee).to.deep.equal({ gross_amount_sat: 200_000, fee_sat: boardFeeOf(200_000), net_amount_sat: 200_000 - boardFeeOf(200_000), vtxos_spent: [] });
     const since = (await ok<WaitResponse>(d, "GET", "/api/v1/notifications/wait")).last_pushed_at;
+    const ticket = await ok<string>(d, "GET", "/api/v1/notifications/ws/ticket");
+    const ws = new WebSocket(`ws://127.0.0.1:${d.port}/api/v1/notifications/ws?ticket=${ticket}`);
+    const frames: { type: string; movement?: Movement }[] = [];
+    ws.on("message", (data) => frames.push(JSON.parse(String(data)) as { type: string; movement?: Movement }));
+    await new Promise<void>((resolve, reject) => { ws.once("open", () => resolve()); ws.once("error", reject); });
 
     const board = await ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 200_000 });
     expect(board.amount_sat).to.equal(fee.net_amount_sat);
@@ -87,6 +93,14 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     const notes = (await ok<WaitResponse>(d, "GET", `/api/v1/notifications/wait${since ? `?since=${encodeURIComponent(since)}` : ""}`)).notifications
       .filter((n) => n.movement?.id === board.movement_id);
     expect(notes.map((n) => [n.type, n.movement!.status])).to.deep.equal([["movement-created", "pending"], ["movement-updated", "successful"]]);
+    const pushed = await until("both websocket frames", async () => {
+      const mine = frames.filter((f) => f.movement?.id === board.movement_id);
+      return mine.length >= 2 ? mine : undefined;
+    }, 5_000);
+    ws.close();
+    expect(pushed.map((n) => [n.type, n.movement!.status, n.movement!.subsystem.name])).to.deep.equal([
+      ["movement-created", "pending", "bark.board"], ["movement-updated", "successful", "bark.board"],
+    ]);
   });
 
   it("boards everything with board-all: amount = balance − on-chain fee − board fee, one input per coin", async () => {
