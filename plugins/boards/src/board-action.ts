@@ -7,7 +7,7 @@
  * | `cosign` | server | MuSig2 on the board exit tx (`RequestBoardCosign`), builds the signed VTXO | `record` |
  * | `record` | database | `bark.board` movement (pending) and the VTXO stored locked | `broadcast` |
  * | `broadcast` | chain | broadcasts the funding tx (a refusal fails the board) | `confirming` |
- * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend | `register` |
+ * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend or an exited VTXO | `register` |
  * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, its id backed up in the recovery mailbox, movement successful | done |
  *
  * Every step can run twice after a crash: keys and funding are re-made only when their step did
@@ -163,6 +163,11 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
 
   const confirming: ActionStep<BoardState> = async (s) => {
     const txid = need(s.fundingTxid, "fundingTxid");
+    if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) {
+      // Exiting unilaterally: the board will never be registered; the exit owns the VTXO now.
+      await movements.finish(need(s.movementId, "movementId"), "failed");
+      return { failed: "the board VTXO was exited", state: { ...s, failure: "the board VTXO was exited" } };
+    }
     const status = await chain.txStatus(txid);
     if (status?.confirmed) {
       const info = await server.info();

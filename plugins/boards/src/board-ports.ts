@@ -59,6 +59,8 @@ export interface BoardVtxoStore {
   markSpendable(vtxoId: string): Promise<void>;
   /** The board failed (funding double-spent): the VTXO will never exist. */
   markSpent(vtxoId: string): Promise<void>;
+  /** Whether the VTXO was handed to the exit subsystem (unilateral exit). */
+  isExited(vtxoId: string): Promise<boolean>;
 }
 
 /** A signed funding transaction, not yet broadcast. */

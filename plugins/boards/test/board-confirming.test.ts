@@ -68,6 +68,14 @@ describe("board confirmation and registration (flows §4.2 step 10), over fakes"
     expect(world.calls.register).to.deep.equal([]);
   });
 
+  it("fails the board when its VTXO was exited (the exit owns it now; the VTXO is not marked spent)", async () => {
+    world.vtxos.get(s.vtxoId!)!.state = "exited";
+    const out = await confirming();
+    expect(out).to.have.property("failed", "the board VTXO was exited");
+    expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
+    expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("exited");
+  });
+
   it("register: a refusal is retried later (never fails a board whose funds are on-chain); success makes the VTXO spendable", async () => {
     world.confirm(s.fundingTxid!, world.tip - 1);
     world.registerFails = true;

@@ -82,6 +82,7 @@ export class FakeWorld {
         if (!this.vtxos.has(id)) this.vtxos.set(id, { vtxo, state: "locked", lockedBy: actionId });
       },
       markSpendable: async (id) => { const v = this.vtxos.get(id); if (v) { v.state = "spendable"; v.lockedBy = null; } },
+      isExited: async (id) => this.vtxos.get(id)?.state === "exited",
       markSpent: async (id) => { const v = this.vtxos.get(id); if (v) { v.state = "spent"; v.lockedBy = null; } },
     },
     wallet: {

@@ -89,5 +89,8 @@ export function arkBoardVtxos(store: VtxoStore): BoardVtxoStore {
     async markSpent(vtxoId) {
       await store.markSpent([vtxoId]);
     },
+    async isExited(vtxoId) {
+      return (await store.get(vtxoId))?.state === "exited";
+    },
   };
 }
