@@ -18,7 +18,7 @@ import type { PluginContext, TenderPlugin } from "./plugin/contract.js";
 import { orderPlugins } from "./plugin/order.js";
 import { Scheduler } from "./scheduler/scheduler.js";
 import { AuthTokenToken, DaemonConfigToken, LoggerToken } from "./tokens.js";
-import { WalletLoaded, WalletSession } from "./wallet/session.js";
+import { WalletReady, WalletSession } from "./wallet/session.js";
 import { ActionEngine } from "./actions/action-engine.js";
 import { ActionRecord, actionMigration } from "./actions/action-record.js";
 import { TENDER_VERSION } from "./version.js";
@@ -50,6 +50,7 @@ export class Kernel {
   private readonly startHooks: Hook[] = [];
   private readonly stopHooks: Hook[] = [];
   private server: Server | undefined;
+  private readonly background = new Set<Promise<unknown>>();
   private loaded = false;
   /** The plugins in load order, after {@link load}. */
   plugins: TenderPlugin[] = [];
@@ -81,7 +82,11 @@ export class Kernel {
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
     this.container.registerInstance(ActionEngine, this.actions);
     const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
-    this.events.on(WalletLoaded, () => { void Promise.resolve(resume()).catch(() => undefined); });
+    // Resuming must not hold up wallet creation, but shutdown waits for it (it uses the database).
+    this.events.on(WalletReady, () => {
+      const run = Promise.resolve(resume()).catch(() => undefined).finally(() => this.background.delete(run));
+      this.background.add(run);
+    });
     this.scheduler.add({ name: "kernel.actions", intervalMs: 2000, initialDelayMs: 2000, run: async () => { await resume(); } });
     for (const plugin of this.plugins) {
       const logger = this.opts.logger.child(plugin.name);
@@ -166,14 +171,20 @@ export class Kernel {
         server.closeAllConnections();
       });
     }
+    this.opts.logger.debug("stopping the scheduler");
     await this.scheduler.stop();
-    for (const h of this.stopHooks) {
+    await Promise.all([...this.background]);
+    await this.events.drain();
+    for (const [i, h] of this.stopHooks.entries()) {
       try {
+        this.opts.logger.debug(`running stop hook ${i + 1}/${this.stopHooks.length}`);
         await h();
       } catch (e) {
         this.opts.logger.warn(`stop hook failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
+    await this.events.drain();
+    this.opts.logger.debug("closing the database");
     await this.database?.close();
   }
 

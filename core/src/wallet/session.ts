@@ -8,6 +8,8 @@ export interface LoadedWallet {
 
 /** Raised after a wallet was created or opened (its database is open). */
 export const WalletLoaded = defineEvent<LoadedWallet>("wallet.loaded");
+/** Raised once every {@link WalletLoaded} handler has finished: the plugins are attached to the wallet. */
+export const WalletReady = defineEvent<LoadedWallet>("wallet.ready");
 /** Raised after the wallet was unloaded (deleted, or the daemon is stopping). */
 export const WalletUnloaded = defineEvent<LoadedWallet>("wallet.unloaded");
 
@@ -40,18 +42,19 @@ export class WalletSession {
     return this.wallet !== undefined;
   }
 
-  /** Marks `wallet` as loaded and raises {@link WalletLoaded}. */
-  load(wallet: LoadedWallet): void {
+  /** Marks `wallet` as loaded, raises {@link WalletLoaded} and waits for its handlers (plugins opening their services). */
+  async load(wallet: LoadedWallet): Promise<void> {
     if (this.wallet) throw new Error("a wallet is already loaded");
     this.wallet = wallet;
-    this.events.emit(WalletLoaded, wallet);
+    await this.events.emitAndWait(WalletLoaded, wallet);
+    if (this.wallet === wallet) this.events.emit(WalletReady, wallet);
   }
 
-  /** Marks the wallet unloaded and raises {@link WalletUnloaded}. */
-  unload(): void {
+  /** Marks the wallet unloaded, raises {@link WalletUnloaded} and waits for its handlers (plugins closing their services). */
+  async unload(): Promise<void> {
     const w = this.wallet;
     if (!w) return;
     this.wallet = undefined;
-    this.events.emit(WalletUnloaded, w);
+    await this.events.emitAndWait(WalletUnloaded, w);
   }
 }

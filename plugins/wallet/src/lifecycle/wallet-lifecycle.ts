@@ -87,7 +87,7 @@ export class WalletLifecycle {
   /** Closes the wallet (daemon shutdown). */
   async shutdown(): Promise<void> {
     await this.mutex.run(async () => {
-      this.session.unload();
+      await this.session.unload();
       this.keys = undefined;
       await this.db.close();
     });
@@ -127,7 +127,7 @@ export class WalletLifecycle {
     }
     const config = parseWalletConfig(readFileSync(this.path(CONFIG_FILE), "utf8"));
     this.keys = { fingerprint, network: props.network, master, config };
-    this.session.load({ fingerprint, network: props.network });
+    await this.session.load({ fingerprint, network: props.network });
   }
 
   /** `POST /api/v1/wallet/create`. */
@@ -189,7 +189,7 @@ export class WalletLifecycle {
       throw fail(e);
     }
     this.keys = { fingerprint, network: req.network, master, config: resolved.config };
-    this.session.load({ fingerprint, network: req.network });
+    await this.session.load({ fingerprint, network: req.network });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };
   }
@@ -201,7 +201,7 @@ export class WalletLifecycle {
       const current = this.session.current;
       if (!current) return { deleted: false, message: "No wallet to delete" };
       if (req.fingerprint !== current.fingerprint) throw new BadRequestError("Fingerprint does not match the loaded wallet");
-      this.session.unload();
+      await this.session.unload();
       this.keys = undefined;
       try {
         await this.db.destroy(this.dbLocation());
