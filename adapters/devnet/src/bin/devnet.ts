@@ -1,11 +1,21 @@
 #!/usr/bin/env node
+/**
+ * `npm run devnet` — the devnet: a regtest chain with its Esplora and bitcoind-RPC faces and, unless
+ * `--no-ark`, the reference Ark server on it. Prints one line `devnet ready <json>` with every URL
+ * (Esplora, bitcoind RPC and its cookie, control API, Ark server and its admin port), then runs
+ * until SIGINT/SIGTERM. Everything binds 127.0.0.1.
+ */
 import { parseArgs } from "node:util";
-import { startDevnet } from "../devnet.js";
+import { createLogger } from "@tender/core";
+import { startDevnet, type Devnet } from "../devnet.js";
+import { arkReadyFields, startDevnetWithArk } from "../ark-server/devnet-with-ark.js";
+import type { ArkServerProfile } from "../ark-server/server-config.js";
 
 /** Blocks needed for the first coinbase to be spendable. */
 const MATURE_HEIGHT = 101;
 
-const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N] [--rpcuser U --rpcpassword P]";
+const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N] [--rpcuser U --rpcpassword P]"
+  + " [--no-ark | --ark-port N --ark-admin-port N --profile default|test --debug]";
 
 function port(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -23,6 +33,11 @@ async function main(): Promise<void> {
       "rpc-port": { type: "string" },
       rpcuser: { type: "string" },
       rpcpassword: { type: "string" },
+      "no-ark": { type: "boolean" },
+      "ark-port": { type: "string" },
+      "ark-admin-port": { type: "string" },
+      profile: { type: "string" },
+      debug: { type: "boolean" },
       help: { type: "boolean" },
     },
   });
@@ -31,15 +46,36 @@ async function main(): Promise<void> {
     return;
   }
   if ((values.rpcuser === undefined) !== (values.rpcpassword === undefined)) throw new Error("--rpcuser and --rpcpassword go together");
+  const profile = (values.profile ?? "default") as ArkServerProfile;
+  if (profile !== "default" && profile !== "test") throw new Error("--profile must be default or test");
   const esploraPort = port(values["esplora-port"], "--esplora-port");
   const rpcPort = port(values["rpc-port"], "--rpc-port");
-  const devnet = await startDevnet({
+  const arkPort = port(values["ark-port"], "--ark-port");
+  const adminPort = port(values["ark-admin-port"], "--ark-admin-port");
+  const chainOptions = {
     ...(values.seed !== undefined ? { seed: values.seed } : {}),
     ...(values.datadir !== undefined ? { datadir: values.datadir } : {}),
     ...(esploraPort !== undefined ? { esploraPort } : {}),
     ...(rpcPort !== undefined ? { rpcPort } : {}),
     ...(values.rpcuser !== undefined && values.rpcpassword !== undefined ? { rpcUser: { user: values.rpcuser, password: values.rpcpassword } } : {}),
-  });
+  };
+  let devnet: Devnet;
+  let arkFields = {};
+  if (values["no-ark"]) {
+    devnet = await startDevnet(chainOptions);
+  } else {
+    const withArk = await startDevnetWithArk({
+      ...chainOptions,
+      ark: {
+        profile,
+        ...(arkPort !== undefined ? { port: arkPort } : {}),
+        ...(adminPort !== undefined ? { adminPort } : {}),
+        logger: createLogger({ terminalLevel: values.debug ? "debug" : "warn" }, "ark-server"),
+      },
+    });
+    devnet = withArk;
+    arkFields = arkReadyFields(withArk.ark);
+  }
   const tip = devnet.node.tipHeight();
   if (tip < MATURE_HEIGHT) devnet.node.mine(MATURE_HEIGHT - tip);
   const ready = {
@@ -50,6 +86,7 @@ async function main(): Promise<void> {
     control: devnet.controlUrl,
     network: "regtest",
     faucet_address: devnet.node.faucetAddress(),
+    ...arkFields,
   };
   console.log(`devnet ready ${JSON.stringify(ready)}`);
   let stopping = false;

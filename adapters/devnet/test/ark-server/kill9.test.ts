@@ -25,7 +25,7 @@ import {
 import { grpcApi, grpcClient, kitArkInfo } from "./grpc-api.js";
 import { pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 
-const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "ark-server", "devnet-ark-bin.js");
+const BIN = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "bin", "devnet.js");
 
 interface Ready {
   control: string;
