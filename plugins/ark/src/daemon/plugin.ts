@@ -81,6 +81,7 @@ export const arkPlugin = definePlugin({
       await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
     };
     let attached = false;
+    let wasUp = false;
     ctx.events.on(WalletLoaded, async (loadedWallet) => {
       const loaded = lifecycle.loadedKeys;
       if (!loaded?.config.server_address) return;
@@ -106,10 +107,18 @@ export const arkPlugin = definePlugin({
       name: "ark.heartbeat",
       intervalMs: cfg.heartbeatMs ?? 1_000,
       run: async () => {
-        if (!attached) return;
+        if (!attached) {
+          wasUp = false;
+          return;
+        }
         const up = await connection.heartbeat();
-        // the background mailbox subscription (not in manual-sync mode)
-        if (up && !manualSync() && !mailbox.subscribed) await mailbox.subscribe();
+        const reconnected = up && !wasUp;
+        wasUp = up;
+        if (!up || manualSync()) return;
+        // the background mailbox subscription; after a reconnection it restarts at once instead
+        // of waiting out the back-off it built up while the server was away
+        if (reconnected && mailbox.subscribed) await mailbox.unsubscribe();
+        if (!mailbox.subscribed) await mailbox.subscribe();
       },
     });
 
