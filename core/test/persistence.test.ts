@@ -80,6 +80,20 @@ function persistenceSuite(backend: string, location: () => DatabaseLocation | un
       await ok.close();
     });
 
+    it("commits the writes of a transaction together, and none of them when it fails", async () => {
+      const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      await db.open(loc);
+      const add = async (text: string) => { const em = db.em(); em.create(Note, { text, amountSat: 1n }); await em.flush(); };
+      await db.transaction(async () => { await add("tx-a"); await add("tx-b"); });
+      let err: unknown;
+      await db.transaction(async () => { await add("tx-c"); await db.transaction(() => add("tx-d")); throw new Error("boom"); })
+        .catch((e: unknown) => { err = e; });
+      expect(String(err)).to.contain("boom");
+      const texts = (await db.em().find(Note, { text: { $like: "tx-%" } })).map((n) => n.text).sort();
+      expect(texts).to.deep.equal(["tx-a", "tx-b"]);
+      await db.close();
+    });
+
     it("destroys all data", async () => {
       const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
       await db.open(loc);

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import { existsSync, rmSync } from "node:fs";
 import { MikroORM, type EntityManager } from "@mikro-orm/core";
 import { ReflectMetadataProvider } from "@mikro-orm/decorators/legacy";
@@ -35,6 +36,7 @@ function migrationClass(def: MigrationDefinition, dialect: SqlDialect) {
 export class Database {
   private orm: MikroORM | undefined;
   private location: DatabaseLocation | undefined;
+  private readonly tx = new AsyncLocalStorage<EntityManager>();
 
   constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
 
@@ -86,10 +88,25 @@ export class Database {
     this.location = location;
   }
 
-  /** A fresh entity manager (one per unit of work). */
+  /**
+   * A fresh entity manager (one per unit of work) — or, inside {@link transaction}, the
+   * transaction's entity manager, so every store called there writes in that one transaction.
+   */
   em(): EntityManager {
+    const inTx = this.tx.getStore();
+    if (inTx) return inTx;
     if (!this.orm) throw new Error("database is not open");
     return this.orm.em.fork();
+  }
+
+  /**
+   * Runs `fn` in one database transaction: everything written through `em()` during `fn`, by any
+   * plugin's store, commits together or not at all. Nested calls join the outer transaction.
+   */
+  async transaction<T>(fn: () => Promise<T>): Promise<T> {
+    if (this.tx.getStore()) return fn();
+    if (!this.orm) throw new Error("database is not open");
+    return this.orm.em.fork().transactional((em) => this.tx.run(em as EntityManager, fn));
   }
 
   /** Names of the applied migrations, in order. */

@@ -1,4 +1,4 @@
-import type { ChainSource, Logger } from "@tender/core";
+import type { ChainSource, Database, Logger } from "@tender/core";
 import type { MovementStore } from "@tender/plugin-history";
 import type { ArkConnection } from "./connection/ark-connection.js";
 import type { ArkKeys } from "./keys/ark-keys.js";
@@ -21,6 +21,8 @@ export interface ArkWallet {
   readonly vtxos: VtxoStore;
   readonly chain: ChainSource;
   readonly movements: MovementStore;
+  /** The wallet database, for writes that must commit together (`db.transaction`). */
+  readonly db: Database;
   readonly logger: Logger;
   readonly settings: () => ArkWalletSettings;
 }

@@ -67,7 +67,7 @@ export const arkPlugin = definePlugin({
       return v === true || v === "true";
     };
     const wallet: ArkWallet = {
-      connection, keys, vtxos, settings, logger: ctx.logger,
+      connection, keys, vtxos, settings, db, logger: ctx.logger,
       chain: ctx.container.resolve(ChainSourceToken),
       movements: ctx.container.resolve(MovementStoreToken),
     };

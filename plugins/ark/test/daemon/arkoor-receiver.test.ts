@@ -30,7 +30,7 @@ describe("arkoor receive from the mailbox (flows §4.3 receiver)", () => {
     };
     w = {
       connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA }), client } as unknown as ArkConnection,
-      keys, vtxos: new VtxoStore(db), logger: silentLogger,
+      keys, vtxos: new VtxoStore(db), db, logger: silentLogger,
       chain: {
         getTip: async () => ({ height: 100, hash: "00".repeat(32) }),
         getTx: async (id: string) => (txs.has(id) ? { txid: id, hex: toHex(encodeTx(txs.get(id)!)), status: { confirmed: true } } : null),
@@ -65,6 +65,19 @@ describe("arkoor receive from the mailbox (flows §4.3 receiver)", () => {
     const a = await ours(3_000n);
     await receiveArkoorVtxos(w, [encodeVtxo(a)]);
     expect(await receiveArkoorVtxos(w, [encodeVtxo(a)])).to.deep.equal([]);
+    expect(created.length).to.equal(1);
+  });
+
+  it("stores no VTXO when its movement cannot be recorded, so a redelivery records both", async () => {
+    const a = await ours(3_000n);
+    const working = w.movements;
+    (w as { movements: MovementStore }).movements = { create: async () => { throw new Error("disk full"); } } as unknown as MovementStore;
+    let err: unknown;
+    await receiveArkoorVtxos(w, [encodeVtxo(a)]).catch((e: unknown) => { err = e; });
+    expect(String(err)).to.contain("disk full");
+    expect(await w.vtxos.get(vtxoIdString(a))).to.equal(undefined);
+    (w as { movements: MovementStore }).movements = working;
+    expect(await receiveArkoorVtxos(w, [encodeVtxo(a)])).to.deep.equal([vtxoIdString(a)]);
     expect(created.length).to.equal(1);
   });
 });

@@ -34,7 +34,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
     splitFactor = 2;
     const wallet: ArkWallet = {
       connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, maxVtxoExitDepth: 50 }) } as unknown as ArkConnection,
-      keys, vtxos: store, chain: {} as ChainSource, movements: {} as MovementStore, logger: silentLogger,
+      keys, vtxos: store, chain: {} as ChainSource, movements: {} as MovementStore, db, logger: silentLogger,
       settings: () => ({ network: "regtest", changeSplitFactor: splitFactor, deliveryRetryMs: 1_000 }),
     };
     const engine = { start: async (_kind: string, state: ArkoorSendState, id: string) => { started.push(state); return { id, step: "done", state }; } };

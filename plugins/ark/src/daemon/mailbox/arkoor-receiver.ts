@@ -48,18 +48,23 @@ export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Ar
   }
   const stored: string[] = [];
   for (const [pubkey, vtxos] of byKey) {
-    const fresh: Vtxo[] = [];
-    for (const v of vtxos) if (await w.vtxos.add(v, "spendable")) fresh.push(v);
-    if (fresh.length === 0) continue;
-    const key = w.keys.keyByPubkey(pubkey)!;
-    const amount = fresh.reduce((s, v) => s + v.amount, 0n);
-    await w.movements.create({
-      status: "successful",
-      subsystem: { name: "bark.arkoor", kind: "receive" },
-      intendedBalanceSat: Number(amount),
-      effectiveBalanceSat: Number(amount),
-      receivedOn: [{ destination: { type: "ark", value: arkAddressOf(w.keys, key, info, w.settings().network) }, amount_sat: Number(amount) }],
-      outputVtxos: fresh.map(vtxoIdString),
+    // The VTXOs and their movement commit together: a crash in between must not leave received
+    // funds without their history entry (a redelivery skips VTXOs that are already stored).
+    const fresh = await w.db.transaction(async () => {
+      const added: Vtxo[] = [];
+      for (const v of vtxos) if (await w.vtxos.add(v, "spendable")) added.push(v);
+      if (added.length === 0) return added;
+      const key = w.keys.keyByPubkey(pubkey)!;
+      const amount = added.reduce((s, v) => s + v.amount, 0n);
+      await w.movements.create({
+        status: "successful",
+        subsystem: { name: "bark.arkoor", kind: "receive" },
+        intendedBalanceSat: Number(amount),
+        effectiveBalanceSat: Number(amount),
+        receivedOn: [{ destination: { type: "ark", value: arkAddressOf(w.keys, key, info, w.settings().network) }, amount_sat: Number(amount) }],
+        outputVtxos: added.map(vtxoIdString),
+      });
+      return added;
     });
     stored.push(...fresh.map(vtxoIdString));
   }
