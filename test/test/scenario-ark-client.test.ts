@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { bech32m } from "@scure/base";
 import { WalletKeys, encodeOutPoint, parseOutPoint, toHex } from "@tender/plugin-ark/protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
@@ -8,10 +9,11 @@ import {
 
 /**
  * Client-side scenarios of flows §8.1/§8.3 that no other end-to-end test asserts (see the
- * mapping table in test/README.md): the next round lies ahead, and the VTXO ids of an arkoor
- * payment are backed up in both wallets' recovery mailboxes.
+ * mapping table in test/README.md): the next round lies ahead; the VTXO ids of an arkoor payment
+ * are backed up in both wallets' recovery mailboxes; an Arkade address is refused; a payment of
+ * several inputs arrives as several VTXOs in one movement; two racing sends never double-spend.
  */
-describe("flows §8 client scenarios: next round, recovery mailbox on arkoor", function () {
+describe("flows §8 client scenarios: next round, recovery mailbox, Arkade address, multi-piece receive, concurrent sends", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let alice: Daemon;
@@ -68,5 +70,59 @@ describe("flows §8 client scenarios: next round, recovery mailbox on arkoor", f
     expect(bobBackups).to.include(encodedId(received!.id));
     // Bob's mailbox holds only what Bob received, never Alice's change.
     for (const id of send!.output_vtxos) expect(bobBackups).to.not.include(encodedId(id));
+  });
+
+  it("refuses a version-0 (Arkade) address as another server's and changes nothing (bark/arkoor::send_to_arkade_address_is_rejected)", async () => {
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const ours = bech32m.decode(address as `${string}1${string}`, 1023);
+    expect(ours.words[0], "our addresses are version 1").to.equal(1);
+    const arkade = bech32m.encode(ours.prefix, [0, ...ours.words.slice(1)], 1023);
+    const before = { balance: await ok(alice, "GET", "/api/v1/wallet/balance"), vtxos: await ok(alice, "GET", "/api/v1/wallet/vtxos?all=true"), history: await ok(alice, "GET", "/api/v1/history") };
+    const r = await alice.api("POST", "/api/v1/wallet/send", { body: { destination: arkade, amount_sat: 1_000 } });
+    expect([r.status, r.json]).to.deep.equal([400, { message: "Ark address is for different server" }]);
+    expect(await ok(alice, "GET", "/api/v1/wallet/balance")).to.deep.equal(before.balance);
+    expect(await ok(alice, "GET", "/api/v1/wallet/vtxos?all=true")).to.deep.equal(before.vtxos);
+    expect(await ok(alice, "GET", "/api/v1/history")).to.deep.equal(before.history);
+  });
+
+  it("delivers a payment built from several inputs as several VTXOs in one receive movement (bark/mailbox::accept_mailbox)", async () => {
+    const pieces = await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos");
+    const largest = Math.max(...pieces.map((v) => v.amount_sat));
+    const amount = largest + 2_500;
+    expect(await spendable(alice)).to.be.greaterThan(amount);
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const bobBefore = await spendable(bob);
+    const receivesBefore = (await ok<Movement[]>(bob, "GET", "/api/v1/history")).length;
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: amount });
+    await until("Bob's pieces", async () => ((await spendable(bob)) === bobBefore + amount ? true : undefined));
+    const history = await ok<Movement[]>(bob, "GET", "/api/v1/history");
+    expect(history.length, "one movement for the whole payment").to.equal(receivesBefore + 1);
+    const receive = history[0]!;
+    expect(receive.received_on).to.deep.equal([{ destination: { type: "ark", value: address }, amount_sat: amount }]);
+    expect(receive.output_vtxos.length).to.be.greaterThan(1);
+    const bobVtxos = await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos");
+    const got = bobVtxos.filter((v) => receive.output_vtxos.includes(v.id));
+    expect(got.map((v) => v.state.type)).to.deep.equal(receive.output_vtxos.map(() => "spendable"));
+    expect(got.reduce((a, v) => a + v.amount_sat, 0)).to.equal(amount);
+  });
+
+  it("runs two sends started together that the balance covers only once: one pays, the other is refused, no VTXO spent twice (bark_sdk/vtxo_lock::concurrent_locks_serialize)", async () => {
+    const balance = await spendable(alice);
+    const amount = Math.floor(balance * 0.6);
+    const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    const bobBefore = await spendable(bob);
+    const sendsBefore = (await ok<Movement[]>(alice, "GET", "/api/v1/history")).filter((m) => m.subsystem.kind === "send").length;
+    const answers = await Promise.all([0, 1].map(() => alice.api("POST", "/api/v1/wallet/send", { body: { destination: address, amount_sat: amount } })));
+    expect(answers.map((r) => r.status).sort()).to.deep.equal([200, 500]);
+    expect((answers.find((r) => r.status === 500)!.json as { message: string }).message).to.match(/Insufficient money available/);
+    expect(await spendable(alice)).to.equal(balance - amount);
+    await until("Bob paid once", async () => ((await spendable(bob)) === bobBefore + amount ? true : undefined));
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await spendable(bob)).to.equal(bobBefore + amount);
+    const history = await ok<Movement[]>(alice, "GET", "/api/v1/history");
+    const sends = history.filter((m) => m.subsystem.kind === "send");
+    expect(sends.length).to.equal(sendsBefore + 1);
+    const inputs = history.flatMap((m) => m.input_vtxos);
+    expect(new Set(inputs).size, "no VTXO is the input of two movements").to.equal(inputs.length);
   });
 });
