@@ -80,6 +80,33 @@ export class VectorTally {
     this.skipped.push(`row ${row}: ${why}`);
   }
 
+  /**
+   * Checks each row (skipping the listed ones with their reason); `check` returns why a row fails,
+   * or undefined when it passes; a throw is a failure too. Returns the failure descriptions.
+   */
+  checkRows<R>(tests: readonly { row: R; index: number }[], skipped: Readonly<Record<number, string>>, check: (row: R, index: number) => string | undefined): string[] {
+    const failures: string[] = [];
+    for (const { row, index } of tests) {
+      const reason = skipped[index];
+      if (reason !== undefined) {
+        this.skip(index, reason);
+        continue;
+      }
+      let why: string | undefined;
+      try {
+        why = check(row, index);
+      } catch (e) {
+        why = `threw ${String(e)}`;
+      }
+      if (why === undefined) this.pass();
+      else {
+        this.fail(index, why);
+        failures.push(`row ${index}: ${why}`);
+      }
+    }
+    return failures;
+  }
+
   get total(): number {
     return this.passed + this.failures.length + this.skipped.length;
   }

@@ -123,19 +123,7 @@ describe("Bitcoin Core script_tests.json", () => {
   for (let start = 0; start < tests.length; start += BATCH) {
     const batch = tests.slice(start, start + BATCH);
     it(`rows ${batch[0]!.index}–${batch[batch.length - 1]!.index} give Core's verdict and error code`, () => {
-      const failures: string[] = [];
-      for (const { row, index } of batch) {
-        if (SKIPPED[index] !== undefined) {
-          tally.skip(index, SKIPPED[index]);
-          continue;
-        }
-        const why = checkRow(index, row);
-        if (why === undefined) tally.pass();
-        else {
-          tally.fail(index, why);
-          failures.push(`row ${index}: ${why}`);
-        }
-      }
+      const failures = tally.checkRows(batch, SKIPPED, (row, index) => checkRow(index, row));
       expect(failures, failureReport(failures)).to.deep.equal([]);
     });
   }

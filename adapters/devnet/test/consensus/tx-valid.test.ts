@@ -42,24 +42,7 @@ describe("Bitcoin Core tx_valid.json", () => {
   const tests = rows.map((row, index) => ({ row, index })).filter((t) => Array.isArray(t.row[0]));
 
   it("every valid transaction passes CheckTransaction and script checks, and its excluded flags are each needed", () => {
-    const failures: string[] = [];
-    for (const { row, index } of tests) {
-      if (SKIPPED[index] !== undefined) {
-        tally.skip(index, SKIPPED[index]);
-        continue;
-      }
-      let why: string | undefined;
-      try {
-        why = checkRow(row);
-      } catch (e) {
-        why = `threw ${String(e)}`;
-      }
-      if (why === undefined) tally.pass();
-      else {
-        tally.fail(index, why);
-        failures.push(`row ${index}: ${why}`);
-      }
-    }
+    const failures = tally.checkRows(tests, SKIPPED, (row) => checkRow(row));
     expect(failures, failureReport(failures)).to.deep.equal([]);
   });
 
