@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ChainSourceInvalidRequestError, ChainSourceProtocolError, ChainSourceRejectedError, ChainSourceUnavailableError } from "@tender/core";
 import { BitcoindChainSource, BitcoindRpc, BitcoindRpcError } from "../src/index.js";
-import { fakeServer } from "./fake-http.js";
+import { fakeServer } from "@tender/core/testing";
 
 const FAST = { attempts: 3, initialDelayMs: 5, maxDelayMs: 20, factor: 2 };
 const json = (v: unknown) => ({ status: 200, body: JSON.stringify(v), type: "application/json" });

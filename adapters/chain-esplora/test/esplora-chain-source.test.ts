@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ChainSourceProtocolError, ChainSourceRejectedError, ChainSourceUnavailableError } from "@tender/core";
 import { EsploraChainSource } from "../src/index.js";
 import { parseRejection } from "../src/esplora-rejection.js";
-import { fakeServer } from "./fake-http.js";
+import { fakeServer } from "@tender/core/testing";
 
 const FAST = { attempts: 3, initialDelayMs: 5, maxDelayMs: 20, factor: 2 };
 const TXID = "ab".repeat(32);

@@ -1,3 +1,4 @@
+/** Test helpers for adapters and plugins (`@tender/core/testing`); not used by the daemon itself. */
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 

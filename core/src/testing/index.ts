@@ -1,0 +1,1 @@
+export { fakeServer, type FakeAnswer } from "./fake-http.js";
