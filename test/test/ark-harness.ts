@@ -12,6 +12,8 @@ import {
   fromHex, musigCompleteCosign, musigNonceGen, musigTweakedKey, reverseBytes, toHex, type FeeSchedule,
 } from "@tender/plugin-ark/protocol";
 import type { Daemon } from "../src/daemon-process.js";
+import { ok, until } from "../src/api-helpers.js";
+export { ok, until };
 
 export type DevnetWithArk = arkServer.DevnetWithArk;
 
@@ -39,23 +41,7 @@ export const createBody = (devnet: DevnetWithArk, mnemonic?: string) => ({
   network: "regtest", ark_server: devnet.arkUrl, chain_source: { esplora: { url: devnet.esploraUrl } }, ...(mnemonic ? { mnemonic } : {}),
 });
 
-/** JSON of a 200 answer (fails the test otherwise). */
-export async function ok<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
-  const r = await d.api(method, path, body === undefined ? (method === "POST" ? { body: {} } : {}) : { body });
-  expect(r.status, `${method} ${path}: ${r.text}`).to.equal(200);
-  return r.json as T;
-}
 
-/** Polls `probe` until it returns a value (not undefined), or fails after `ms`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The secret key of the daemon's VTXO key behind `address` (searched among the first 50 indexes). */
 export function secretKeyOfAddress(mnemonic: string, address: string): { sk: Uint8Array; pk: Uint8Array } {

@@ -6,6 +6,8 @@
 import { expect } from "chai";
 import { arkServer } from "@tender/devnet";
 import type { Daemon } from "../src/daemon-process.js";
+import { ok, until } from "../src/api-helpers.js";
+export { ok, until };
 
 type DevnetWithArk = arkServer.DevnetWithArk;
 export type { DevnetWithArk };
@@ -49,12 +51,6 @@ export interface Movement {
   time: { created_at: string; updated_at: string; completed_at?: string };
 }
 
-/** JSON of a 200 answer (fails the test otherwise). */
-export async function ok<T>(d: Daemon, method: string, path: string, body?: unknown): Promise<T> {
-  const r = await d.api(method, path, body === undefined ? (method === "POST" ? { body: {} } : {}) : { body });
-  expect(r.status, `${method} ${path}: ${r.text}`).to.equal(200);
-  return r.json as T;
-}
 
 /** Creates a wallet and funds its on-chain part with confirmed coins from the faucet. */
 export async function fundedWallet(d: Daemon, devnet: DevnetWithArk, amounts: readonly bigint[], mnemonic?: string): Promise<void> {
@@ -68,16 +64,6 @@ export async function fundedWallet(d: Daemon, devnet: DevnetWithArk, amounts: re
   await ok(d, "POST", "/api/v1/onchain/sync");
 }
 
-/** Polls `probe` until it returns a value (not undefined), or fails after `ms`. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The movement with `id` from `GET /api/v1/history`. */
 export async function movement(d: Daemon, id: number): Promise<Movement | undefined> {
