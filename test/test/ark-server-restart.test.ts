@@ -45,6 +45,11 @@ describe("the Ark rail survives a restart of the reference server (flows §1.4, 
 
     await ark.stop();
     await until("Alice sees the server gone", async () => ((await connected(alice)) ? undefined : true));
+    // Addresses derive offline from the pinned server keys (flows §8.1 bark_address_works_offline).
+    await until("Bob sees the server gone", async () => ((await connected(bob)) ? undefined : true));
+    const offline = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
+    expect(offline.address).to.match(/^tark1/).and.not.equal(address);
+    expect(await ok<{ address: string }>(bob, "GET", "/api/v1/wallet/addresses/index/1")).to.deep.equal(offline);
     expect((await alice.api("GET", "/api/v1/wallet/ark-info")).status).to.equal(404);
     const refused = await alice.api("POST", "/api/v1/wallet/send", { body: { destination: address, amount_sat: 10_000 } });
     expect(refused.status).to.equal(500);
@@ -55,7 +60,7 @@ describe("the Ark rail survives a restart of the reference server (flows §1.4, 
 
     ark = await startArkServer({ node: devnet.node, datadir: dir, port, profile: "test" });
     await until("Alice reconnected", async () => ((await connected(alice)) ? true : undefined));
-    await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 10_000 });
+    await ok(alice, "POST", "/api/v1/wallet/send", { destination: offline.address, amount_sat: 10_000 });
     expect(await spendable(alice)).to.equal(50_000);
     await until("Bob's payment through his resumed subscription", async () => ((await spendable(bob)) === 10_000 ? true : undefined), 30_000);
     expect((await ok<Movement[]>(bob, "GET", "/api/v1/history")).map((m) => [m.subsystem.kind, m.status])).to.deep.equal([["receive", "successful"]]);

@@ -3,6 +3,7 @@ import { parseOutPoint, encodeVtxo, toHex } from "../../protocol/index.js";
 import type { ArkWallet } from "../ark-wallet.js";
 import { arkInfoJson } from "../connection/ark-info-json.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
+import { readPinnedKeys } from "../connection/server-pins.js";
 import type { ArkoorSender } from "../arkoor/arkoor-sender.js";
 import { classifySendDestination } from "../arkoor/destination.js";
 import type { MailboxSync } from "../mailbox/mailbox-sync.js";
@@ -42,6 +43,8 @@ function parseVtxoId(raw: string): string {
 /** The Ark routes under `/api/v1/wallet` (rest-api §3.1). */
 export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
   const { wallet: w } = d;
+  // Addresses need only the server's two keys: the pinned ones let them derive while the server is down.
+  const addressServerKeys = async () => (await readPinnedKeys(w.db)) ?? (await w.connection.arkInfo());
   const stored = async (id: string) => {
     const v = await w.vtxos.get(parseVtxoId(id)).catch((e: unknown) => {
       throw new NotFoundError(`not found [resources=${id}]: VTXO not found: ${e instanceof Error ? e.message : String(e)}`, [id]);
@@ -80,7 +83,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       method: "post", path: "/api/v1/wallet/addresses/next", operationId: "address", tag, requiresWallet: true,
       responses: { 200: { description: "A new Ark address", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async () => {
-        const info = await w.connection.arkInfo();
+        const info = await addressServerKeys();
         const key = await w.keys.nextVtxoKey();
         return { address: arkAddressOf(w.keys, key, info, w.settings().network) };
       },
@@ -92,7 +95,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       handler: async ({ params }) => {
         const key = w.keys.peekVtxoKey(params.index);
         if (!key) throw new InternalServerError(`Failed to get address at index ${params.index}: VTXO key at index ${params.index} was never derived`);
-        return { address: arkAddressOf(w.keys, key, await w.connection.arkInfo(), w.settings().network) };
+        return { address: arkAddressOf(w.keys, key, await addressServerKeys(), w.settings().network) };
       },
     },
     {
