@@ -18,7 +18,7 @@ export interface ActionDefinition<S> {
   kind: string;
   firstStep: string;
   steps: Record<string, ActionStep<S>>;
-  /** Called once when the action ends (done or failed), after the end was persisted. */
+  /** Called once when the action ends (done or failed), in the same database transaction that records the end. */
   onEnd?: (id: string, outcome: "done" | "failed", state: S, error?: string) => Promise<void> | void;
 }
 
@@ -119,11 +119,17 @@ export class ActionEngine {
         continue;
       }
       const end = "done" in outcome ? "done" : "failed";
-      r.step = end;
-      r.error = "failed" in outcome ? outcome.failed : null;
-      await em.flush();
-      await def.onEnd?.(id, end, outcome.state, r.error ?? undefined);
-      return toStatus(r);
+      const error = "failed" in outcome ? outcome.failed : null;
+      // The end of the action and what `onEnd` writes (e.g. its movement's final status) commit together.
+      const ended = await this.db.transaction(async () => {
+        const tem = this.db.em();
+        const row = await tem.findOneOrFail(ActionRecord, { id });
+        Object.assign(row, { step: end, state: r.state, error, notBefore: 0n, updatedAt: r.updatedAt });
+        await tem.flush();
+        await def.onEnd?.(id, end, outcome.state, error ?? undefined);
+        return row;
+      });
+      return toStatus(ended);
     }
     throw new Error(`action ${id} did not settle after 1000 steps`);
   }

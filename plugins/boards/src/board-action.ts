@@ -50,7 +50,6 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
 
   const fail = async (s: BoardState, reason: string): Promise<Outcome> => {
     if (s.vtxoId !== undefined) await vtxos.markSpent(s.vtxoId);
-    if (s.movementId !== undefined) await movements.finish(s.movementId, "failed");
     logger.warn(`board ${s.fundingTxid ?? ""} failed: ${reason}`);
     return { failed: reason, state: { ...s, failure: reason } };
   };
@@ -165,7 +164,6 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     const txid = need(s.fundingTxid, "fundingTxid");
     if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) {
       // Exiting unilaterally: the board will never be registered; the exit owns the VTXO now.
-      await movements.finish(need(s.movementId, "movementId"), "failed");
       return { failed: "the board VTXO was exited", state: { ...s, failure: "the board VTXO was exited" } };
     }
     const status = await chain.txStatus(txid);
@@ -206,7 +204,6 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     }
     await vtxos.markSpendable(need(s.vtxoId, "vtxoId"));
     await server.backupVtxoId(s.vtxoId!).catch((e: unknown) => logger.warn(`board ${s.vtxoId}: recovery mailbox backup failed: ${errorText(e)}`));
-    await movements.finish(need(s.movementId, "movementId"), "successful");
     return { done: true, state: s };
   };
 
@@ -214,8 +211,11 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
   return {
     kind: BOARD_ACTION_KIND,
     firstStep: "fund",
-    onEnd: (id) => {
+    // The movement's final status is written with the action's end, in one transaction, so the
+    // pending list and the history never disagree.
+    onEnd: async (id, outcome, s) => {
       claimed.delete(id);
+      if (s.movementId !== undefined) await movements.finish(s.movementId, outcome === "done" ? "successful" : "failed");
     },
     steps: Object.fromEntries(Object.entries(steps).map(([name, step]) => [name, withFaultPoints(name, step)])),
   };

@@ -3,7 +3,7 @@ import type { ActionDefinition, StepOutcome } from "@tender/core";
 import { boardFundingTaproot, decodeTx, decodeVtxo, fromHex, toHex, validateVtxo } from "@tender/plugin-ark/protocol";
 import { boardAction } from "../src/board-action.js";
 import type { BoardState } from "../src/board-state.js";
-import { FakeWorld, INFO, silentLogger } from "./fakes.js";
+import { FakeWorld, INFO, silentLogger, endLikeEngine } from "./fakes.js";
 
 type Def = ActionDefinition<BoardState>;
 const ID = "action-1";
@@ -11,7 +11,7 @@ const ID = "action-1";
 /** Runs steps from `step` until the action waits, ends, or reaches `stopAt`, like the kernel's engine. */
 async function run(def: Def, state: BoardState, step = "fund", stopAt?: string): Promise<{ step: string; state: BoardState; outcome: StepOutcome<BoardState> }> {
   for (;;) {
-    const outcome = await def.steps[step]!(state, { id: ID });
+    const outcome = await endLikeEngine(def, ID, await def.steps[step]!(state, { id: ID }));
     if ("waitMs" in outcome) return { step, state: outcome.state ?? state, outcome };
     state = outcome.state;
     if ("next" in outcome) {
@@ -124,7 +124,7 @@ describe("board action steps (flows §4.2, client side), over fakes", () => {
     expect(world.calls.broadcast).to.deep.equal([]);
     world.statuses.clear();
     world.broadcastRefusal = "bad-txns-inputs-missingorspent";
-    const out = await def.steps.broadcast!(s, { id: ID });
+    const out = await endLikeEngine(def, ID, await def.steps.broadcast!(s, { id: ID }));
     expect(out).to.have.property("failed").that.matches(/Failed to broadcast the board funding transaction: bad-txns-inputs-missingorspent/);
     expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spent");

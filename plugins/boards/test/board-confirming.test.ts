@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { ActionDefinition } from "@tender/core";
 import { boardAction } from "../src/board-action.js";
 import type { BoardState } from "../src/board-state.js";
-import { FakeWorld, INFO, silentLogger } from "./fakes.js";
+import { FakeWorld, INFO, endLikeEngine, silentLogger } from "./fakes.js";
 
 type Def = ActionDefinition<BoardState>;
 const ID = "action-1";
@@ -29,8 +29,8 @@ describe("board confirmation and registration (flows §4.2 step 10), over fakes"
     def = boardAction(world.ports, async () => new Set(), silentLogger, { pollMs: 50 });
     s = await broadcastBoard(def);
   });
-  const confirming = () => def.steps.confirming!(s, { id: ID });
-  const register = () => def.steps.register!(s, { id: ID });
+  const confirming = async () => endLikeEngine(def, ID, await def.steps.confirming!(s, { id: ID }));
+  const register = async () => endLikeEngine(def, ID, await def.steps.register!(s, { id: ID }));
 
   it("waits while the funding tx is in the mempool or has fewer than the server's confirmations", async () => {
     expect(await confirming()).to.deep.equal({ waitMs: 50 });

@@ -144,3 +144,10 @@ export class FakeWorld {
   /** The coin the fake wallet spends first. */
   static readonly COIN_TXID = COIN_TXID;
 }
+
+/** What the kernel's engine does when a step ends the action: runs `onEnd` (same transaction there). */
+export async function endLikeEngine<S>(def: import("@tender/core").ActionDefinition<S>, id: string, out: import("@tender/core").StepOutcome<S>): Promise<import("@tender/core").StepOutcome<S>> {
+  if ("done" in out) await def.onEnd?.(id, "done", out.state);
+  else if ("failed" in out) await def.onEnd?.(id, "failed", out.state, out.failed);
+  return out;
+}

@@ -89,8 +89,8 @@ export class VtxoStore {
    * resumed action may call it twice. Throws {@link VtxoNotSpendableError} otherwise.
    */
   async lock(ids: readonly string[], actionId: string): Promise<void> {
-    const em = this.db.em().fork();
-    await em.transactional(async (tx) => {
+    await this.db.transaction(async () => {
+      const tx = this.db.em();
       const rows = await tx.find(ArkVtxoRow, { id: { $in: [...ids] } });
       const byId = new Map(rows.map((r) => [r.id, r]));
       for (const id of ids) {
@@ -105,6 +105,7 @@ export class VtxoStore {
         r.lockedBy = actionId;
         r.updatedAtMs = t;
       }
+      await tx.flush();
     });
   }
 
