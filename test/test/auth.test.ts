@@ -134,6 +134,16 @@ describe("tenderd no-auth mode (rest-api.md §2.4)", function () {
     } finally { await d.stop(); cleanup(d.datadir); }
   });
 
+  it("--dangerously-allow-remote-no-auth alone disables auth and permits a non-loopback bind", async () => {
+    const d = await startDaemon({ args: ["--dangerously-allow-remote-no-auth", "--host", "0.0.0.0"], readToken: false });
+    try {
+      expect(d.stderr()).to.contain("Server starting on http://0.0.0.0:");
+      expect(d.stderr()).to.contain("authentication is DISABLED");
+      expect((await d.api("GET", "/api/v1/wallet", { token: null })).status).to.equal(200);
+      expect(() => statSync(join(d.datadir, "auth_token"))).to.throw();
+    } finally { await d.stop(); cleanup(d.datadir); }
+  });
+
   it("ignores TENDER_NO_AUTH and BARKD_NO_AUTH: auth stays on", async () => {
     const d = await startDaemon({ env: { TENDER_NO_AUTH: "true", BARKD_NO_AUTH: "1" } });
     try {
