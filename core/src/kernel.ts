@@ -87,7 +87,10 @@ export class Kernel {
       const run = Promise.resolve(resume()).catch(() => undefined).finally(() => this.background.delete(run));
       this.background.add(run);
     });
-    this.scheduler.add({ name: "kernel.actions", intervalMs: 2000, initialDelayMs: 2000, run: async () => { await resume(); } });
+    this.scheduler.add({
+      name: "kernel.actions", intervalMs: 2000, initialDelayMs: 2000,
+      run: async () => { if (!this.wallet.current?.manualSync) await resume(); },
+    });
     for (const plugin of this.plugins) {
       const logger = this.opts.logger.child(plugin.name);
       const ctx: PluginContext = {

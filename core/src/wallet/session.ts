@@ -4,6 +4,8 @@ import { defineEvent, type EventBus } from "../events/event-bus.js";
 export interface LoadedWallet {
   fingerprint: string;
   network: string;
+  /** `daemon_manual_sync`: periodic background work is off; clients drive it with the sync routes. */
+  manualSync?: boolean;
 }
 
 /** Raised after a wallet was created or opened (its database is open). */

@@ -52,12 +52,12 @@ export const boardsPlugin = definePlugin({
     c.registerInstance(BoardServiceToken, service);
     c.registerInstance(PendingBoardBalanceToken, () => service.pendingBoardSat());
     const wallet = c.resolve(WalletSession);
-    // Pending boards are checked on every poll (barkd checks them on every sync).
+    // Pending boards are checked on every poll (barkd checks them on every sync); not in daemon_manual_sync mode.
     ctx.task({
       name: "boards.sync",
       intervalMs: pollMs,
       run: async () => {
-        if (wallet.isLoaded) await service.syncPending((id, e) => ctx.logger.warn(`board ${id}: ${e instanceof Error ? e.message : String(e)}`));
+        if (wallet.isLoaded && !wallet.current?.manualSync) await service.syncPending((id, e) => ctx.logger.warn(`board ${id}: ${e instanceof Error ? e.message : String(e)}`));
       },
     });
     for (const r of boardRoutes(() => service, () => ports.server)) ctx.route(r);

@@ -1,4 +1,4 @@
-import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "../protocol/index.js";
@@ -62,10 +62,8 @@ export const arkPlugin = definePlugin({
         deliveryRetryMs: cfg.deliveryRetryMs ?? 60_000,
       };
     };
-    const manualSync = () => {
-      const v = lifecycle.loadedKeys?.config["daemon_manual_sync"];
-      return v === true || v === "true";
-    };
+    const session = ctx.container.resolve(WalletSession);
+    const manualSync = () => session.current?.manualSync === true; // `daemon_manual_sync`, read by the wallet plugin
     const wallet: ArkWallet = {
       connection, keys, vtxos, settings, db, logger: ctx.logger,
       chain: ctx.container.resolve(ChainSourceToken),

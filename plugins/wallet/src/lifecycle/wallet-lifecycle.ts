@@ -28,6 +28,12 @@ export interface WalletKeys {
   readonly config: WalletConfig;
 }
 
+/** `daemon_manual_sync` of `config.toml` (a boolean, or the string "true"). */
+function manualSyncOf(config: WalletConfig): boolean {
+  const v = config["daemon_manual_sync"];
+  return v === true || v === "true";
+}
+
 /** Serializes lifecycle operations (create, delete, open) so they never interleave. */
 class Mutex {
   private tail: Promise<unknown> = Promise.resolve();
@@ -127,7 +133,7 @@ export class WalletLifecycle {
     }
     const config = parseWalletConfig(readFileSync(this.path(CONFIG_FILE), "utf8"));
     this.keys = { fingerprint, network: props.network, master, config };
-    await this.session.load({ fingerprint, network: props.network });
+    await this.session.load({ fingerprint, network: props.network, manualSync: manualSyncOf(config) });
   }
 
   /** `POST /api/v1/wallet/create`. */
@@ -189,7 +195,7 @@ export class WalletLifecycle {
       throw fail(e);
     }
     this.keys = { fingerprint, network: req.network, master, config: resolved.config };
-    await this.session.load({ fingerprint, network: req.network });
+    await this.session.load({ fingerprint, network: req.network, manualSync: manualSyncOf(resolved.config) });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };
   }
