@@ -7,6 +7,8 @@ import { expect } from "chai";
 import { arkServer } from "@tender/devnet";
 import type { Daemon } from "../src/daemon-process.js";
 import { ok, until } from "../src/api-helpers.js";
+import { createBody, type Movement } from "./ark-harness.js";
+export { createBody, type Movement };
 export { ok, until };
 
 type DevnetWithArk = arkServer.DevnetWithArk;
@@ -40,16 +42,8 @@ export const BOARD_DAEMON_CONFIG = {
   pluginConfig: { onchain: { syncIntervalMs: 3_600_000 }, boards: { pollMs: 100 }, notifications: { waitTimeoutMs: 300 } },
 };
 
-/** The body that creates a regtest wallet on `devnet`. */
-export const createBody = (devnet: DevnetWithArk) => ({ network: "regtest", ark_server: devnet.arkUrl, chain_source: { esplora: { url: devnet.esploraUrl } } });
 
 export interface PendingBoardInfo { funding_tx: { txid: string; tx: string }; vtxos: string[]; amount_sat: number; movement_id: number }
-export interface Movement {
-  id: number; status: string; subsystem: { name: string; kind: string }; metadata?: Record<string, unknown>;
-  intended_balance_sat: number; effective_balance_sat: number; offchain_fee_sat: number;
-  sent_to: unknown[]; received_on: unknown[]; input_vtxos: string[]; output_vtxos: string[]; exited_vtxos: string[];
-  time: { created_at: string; updated_at: string; completed_at?: string };
-}
 
 
 /** Creates a wallet and funds its on-chain part with confirmed coins from the faucet. */
