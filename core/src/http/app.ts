@@ -82,7 +82,7 @@ export function buildApp(opts: AppOptions): express.Express {
     const auth = routeAuth(route);
     const handler = async (req: Request, res: Response) => {
       try {
-        if (auth === "guard" && opts.authToken) checkBearer(req, opts.authToken);
+        // `guard` routes were authenticated by `guardBeforeBody`, before the body was read.
         const params = extractParams(route.params, req);
         const query = extractQuery(route.query, req);
         const body = route.body ? extractBody(route.body, req, req.body as Buffer | undefined) : undefined;
