@@ -78,6 +78,12 @@ function persistenceSuite(backend: string, location: () => DatabaseLocation | un
       );
       expect(rows).to.have.length(0);
       await ok.close();
+      // destroying never runs migrations: it works even when a pending one is broken
+      await new Database({ entities: [Note], migrations: [createNotes, addIndex, broken] }, silentLogger).destroy(loc);
+      const fresh = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      await fresh.open(loc);
+      expect(await fresh.appliedMigrations()).to.deep.equal(["test_0001_notes"]);
+      await fresh.close();
     });
 
     it("commits the writes of a transaction together, and none of them when it fails", async () => {

@@ -123,11 +123,19 @@ export class Database {
 
   /** Closes and deletes all data: the SQLite file, or the PostgreSQL schema. */
   async destroy(location: DatabaseLocation | undefined = this.location): Promise<void> {
-    if (location?.dialect === "postgresql") {
-      if (!this.orm) await this.open(location);
-      await this.orm!.em.getConnection().execute(`drop schema if exists "${location.schema}" cascade`);
-    }
     await this.close();
+    if (location?.dialect === "postgresql") {
+      // A bare connection: dropping must not depend on the migrations (a failed creation is rolled back this way).
+      const bare = await MikroORM.init({
+        driver: PostgreSqlDriver, clientUrl: location.url, entities: [], metadataProvider: ReflectMetadataProvider,
+        discovery: { warnWhenNoEntities: false }, debug: false,
+      } as never);
+      try {
+        await bare.em.getConnection().execute(`drop schema if exists "${location.schema}" cascade`);
+      } finally {
+        await bare.close(true);
+      }
+    }
     if (location?.dialect === "sqlite") {
       for (const suffix of ["", "-wal", "-shm", "-journal"]) {
         if (existsSync(location.path + suffix)) rmSync(location.path + suffix, { force: true });
