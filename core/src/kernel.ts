@@ -51,6 +51,7 @@ export class Kernel {
   private readonly stopHooks: Hook[] = [];
   private server: Server | undefined;
   private readonly background = new Set<Promise<unknown>>();
+  private openApiDoc: Record<string, unknown> | undefined;
   private loaded = false;
   /** The plugins in load order, after {@link load}. */
   plugins: TenderPlugin[] = [];
@@ -121,11 +122,14 @@ export class Kernel {
 
   /** The OpenAPI 3.1 document of every documented route. */
   openApi(): Record<string, unknown> {
-    return generateOpenApi(this.routes, {
+    // Routes are fixed once loaded, so from then on the document is generated once.
+    const doc = this.openApiDoc ?? generateOpenApi(this.routes, {
       title: "barkd REST API",
       version: TENDER_VERSION,
       description: "tender: a barkd-compatible wallet daemon (Ark, Lightning, on-chain).",
     });
+    if (this.loaded) this.openApiDoc = doc;
+    return doc;
   }
 
   /** Runs the plugins' start hooks, starts the scheduler and listens. Returns the bound address. */
