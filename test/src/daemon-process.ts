@@ -7,7 +7,7 @@ import { checkAgainstBarkd } from "./barkd-schemas.js";
 
 /** The repository root (this file is test/dist/src/daemon-process.js). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
-const TENDERD = join(REPO_ROOT, "core", "bin", "tenderd.js");
+const TENDERD = join(REPO_ROOT, "core", "tenderd", "bin", "tenderd.js");
 
 /** A fresh temporary datadir; removed by `cleanup()`. */
 export function tempDatadir(prefix = "tenderd-e2e-"): string {

@@ -10,7 +10,7 @@ import { arkServer } from "@tender/devnet";
 import {
   WalletKeys, boardFee, boardFundingTaproot, boardVtxo, buildBoardExit, bytesEqual, decodeArkAddress, encodeOutPoint, encodeVtxo,
   fromHex, musigCompleteCosign, musigNonceGen, musigTweakedKey, reverseBytes, toHex, type FeeSchedule,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import type { Daemon } from "../src/daemon-process.js";
 import { ok, until } from "../src/api-helpers.js";
 export { ok, until };

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
-import { decodeArkAddress, encodeArkAddress } from "@tender/plugin-ark/protocol";
+import { decodeArkAddress, encodeArkAddress } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, openNotifications, spendable,

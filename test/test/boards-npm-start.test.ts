@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { REPO_ROOT, cleanup, tempDatadir } from "../src/daemon-process.js";
 
-const START_ALL = join(REPO_ROOT, "adapters", "devnet", "dist", "src", "launch", "start-all.js");
+const START_ALL = join(REPO_ROOT, "core", "tenderd", "dist", "src", "launch", "start-all.js");
 
 const freePort = () => new Promise<number>((resolve, reject) => {
   const s = createServer();

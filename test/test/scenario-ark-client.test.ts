@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { bech32m } from "@scure/base";
-import { WalletKeys, encodeOutPoint, parseOutPoint, toHex } from "@tender/plugin-ark/protocol";
+import { WalletKeys, encodeOutPoint, parseOutPoint, toHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, BOB_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,

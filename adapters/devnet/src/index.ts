@@ -6,3 +6,5 @@ export { startEsploraServer, createEsploraApp, type EsploraServer } from "./espl
 export { startRpcServer, RPC_METHODS, type RpcServer, type RpcServerOptions } from "./rpc/rpc-server.js";
 export * as arkServer from "./ark-server/index.js";
 export { startArkServer, ArkServer, type RunningArkServer, type StartArkServerOptions } from "./ark-server/index.js";
+export { startDevnetWithArk, type DevnetWithArk } from "./ark-server/devnet-with-ark.js";
+export type { ArkServerProfile } from "./ark-server/server-config.js";

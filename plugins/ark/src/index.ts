@@ -1,10 +1,8 @@
 /**
  * @tender/plugin-ark — the Ark rail. The default export is the daemon plugin (routes, tasks,
- * storage); its services are reachable through the exported DI tokens. The pure protocol core is
- * re-exported as `protocol` and is also importable on its own as `@tender/plugin-ark/protocol`
- * (no daemon or kernel imports).
+ * storage); its services are reachable through the exported DI tokens. The pure protocol core it
+ * builds on is its own package, `@tender/ark-protocol`.
  */
-export * as protocol from "./protocol/index.js";
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
 export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken, PendingBoardBalanceToken } from "./daemon/tokens.js";
 export { ArkConnection, NoArkConnectionError, type ArkConnectionTarget } from "./daemon/connection/ark-connection.js";

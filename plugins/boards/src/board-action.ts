@@ -18,7 +18,7 @@ import { ChainSourceRejectedError, faultPoint, type ActionDefinition, type Actio
 import {
   boardFundingTaproot, boardVtxo, buildBoardExit, decodeVtxo, encodeOutPoint, encodeVtxo, fromHex, musigCompleteCosign, musigNonceGen,
   musigTweakedKey, reverseBytes, toHex, vtxoIdString,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { checkBoardAmount, splitBoard } from "./board-amounts.js";
 import type { BoardPorts, FundingTx } from "./board-ports.js";
 import { BOARD_ACTION_KIND, need, type BoardState } from "./board-state.js";

@@ -2,7 +2,7 @@
  * The wallet's own board amount checks (flows §4.2 step 4, rest-api §3.3): done before anything is
  * signed so that a refused board changes nothing.
  */
-import { boardFee } from "@tender/plugin-ark/protocol";
+import { boardFee } from "@tender/ark-protocol";
 import { BoardRefusedError } from "./errors.js";
 import type { BoardServerInfo } from "./board-ports.js";
 

@@ -4,7 +4,7 @@
  * movement store; the unit tests wire fakes. Amounts are integer sats (`bigint`); txids are
  * display-order hex.
  */
-import type { BoardFeeParams, Vtxo } from "@tender/plugin-ark/protocol";
+import type { BoardFeeParams, Vtxo } from "@tender/ark-protocol";
 import type { OutputSpend, TxStatus } from "@tender/core";
 
 /** The `ArkInfo` fields a board depends on. */

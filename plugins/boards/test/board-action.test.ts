@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { ActionDefinition, StepOutcome } from "@tender/core";
-import { boardFundingTaproot, decodeTx, decodeVtxo, fromHex, toHex, validateVtxo } from "@tender/plugin-ark/protocol";
+import { boardFundingTaproot, decodeTx, decodeVtxo, fromHex, toHex, validateVtxo } from "@tender/ark-protocol";
 import { boardAction } from "../src/board-action.js";
 import type { BoardState } from "../src/board-state.js";
 import { FakeWorld, INFO, silentLogger, endLikeEngine } from "./fakes.js";

@@ -6,7 +6,7 @@
 import { ChainSourceRejectedError, type Logger, type OutputSpend, type TxStatus } from "@tender/core";
 import {
   boardFee, buildBoardExit, decodeTx, encodeTx, fromHex, musigRespondCosign, pubkeyFromSecret, reverseBytes, toHex, txidHex, vtxoIdString, type Transaction, type Vtxo,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import type { BoardCosignCall, BoardPorts, BoardServerInfo, FundingTx } from "../src/board-ports.js";
 import { BoardRefusedError } from "../src/errors.js";
 

@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import type { BenchReport } from "@tender/core";
 
 function benchFiles(root: string): string[] {
-  const dirs = ["core", "test", ...["adapters", "plugins"].flatMap((g) =>
+  const dirs = ["test", ...["core", "adapters", "plugins"].flatMap((g) =>
     existsSync(join(root, g)) ? readdirSync(join(root, g)).map((d) => join(g, d)) : [])];
   return dirs.flatMap((d) => {
     const b = join(root, d, "dist", "test", "bench");

@@ -24,7 +24,7 @@ import { deriveServerKeys, newServerSeed } from "./server-keys.js";
 import { ArkServerStore } from "./server-store.js";
 import { ServerWallet, type WalletStatus } from "./server-wallet.js";
 import { VtxoRegistry } from "./vtxo-registry.js";
-import type { MusigCosignResponse } from "@tender/plugin-ark/protocol";
+import type { MusigCosignResponse } from "@tender/ark-protocol";
 
 /** Options of {@link ArkServer.open}. */
 export interface ArkServerOptions {

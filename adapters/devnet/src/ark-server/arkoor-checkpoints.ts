@@ -6,7 +6,7 @@
  *
  * Not in the protocol core (it only builds the user-visible outputs); derived here from those.
  */
-import { arkoorOutputVtxos, checkpointPolicyOf, txid, txidHex, type ArkoorPart, type ServerVtxo } from "@tender/plugin-ark/protocol";
+import { arkoorOutputVtxos, checkpointPolicyOf, txid, txidHex, type ArkoorPart, type ServerVtxo } from "@tender/ark-protocol";
 
 /** One checkpoint output as a VTXO and the txid that spends it. */
 export interface CheckpointOutput {

@@ -38,7 +38,7 @@ import {
   type OutPoint,
   type Vtxo,
   type VtxoPolicy,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { VtxoLockedError } from "./async-lock.js";
 import { musigNonceFromBytes, policyFromBytes, vtxoFromBytes, vtxoIdFromBytes } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError, UnusableInputsError } from "./server-errors.js";

@@ -19,11 +19,11 @@ import {
   vtxoIdString,
   type MusigCosignResponse,
   type Transaction,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { heightFromNumber, musigNonceFromBytes, outpointFromBytes, pubkeyFromBytes, txFromBytes, vtxoFromBytes } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";
-import { MAX_BOARD_FUNDING_INPUTS } from "@tender/plugin-ark/protocol";
+import { MAX_BOARD_FUNDING_INPUTS } from "@tender/ark-protocol";
 
 /** `BoardCosignRequest` (flows §2.3) as plain data. */
 export interface BoardCosignRequest {

@@ -11,7 +11,7 @@
  * ```
  */
 import { startDevnet, type Devnet, type StartDevnetOptions } from "../devnet.js";
-import { toHex } from "@tender/plugin-ark/protocol";
+import { toHex } from "@tender/ark-protocol";
 import { startArkServer, type RunningArkServer, type StartArkServerOptions } from "./start-ark-server.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */

@@ -37,7 +37,7 @@ import {
   type RegisterVtxoTransactionsRequest,
   type UnbanVtxoRequest,
 } from "@tender/ark-grpc";
-import { encodeOutPoint, parseOutPoint, type FeeSchedule, type PpmExpiryEntry } from "@tender/plugin-ark/protocol";
+import { encodeOutPoint, parseOutPoint, type FeeSchedule, type PpmExpiryEntry } from "@tender/ark-protocol";
 import type { ArkServer } from "./ark-server.js";
 import type { MailboxMessageData } from "./mailbox-service.js";
 import type { ArkInfo } from "./server-config.js";

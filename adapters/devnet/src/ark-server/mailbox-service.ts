@@ -17,12 +17,12 @@ import {
   unblindMailboxId,
   vtxoIdString,
   type MailboxAuthorization,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { pubkeyFromBytes, vtxoFromBytes, vtxoIdFromBytes } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError, RequestConversionError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";
 import type { MailboxRow } from "./server-store.js";
-import { formatOutPoint } from "@tender/plugin-ark/protocol";
+import { formatOutPoint } from "@tender/ark-protocol";
 
 /** Most VTXOs in one `PostArkoorMessage` (`MAX_NB_MAILBOX_ARKOOR_VTXOS`). */
 export const MAX_MAILBOX_ARKOOR_VTXOS = 100;

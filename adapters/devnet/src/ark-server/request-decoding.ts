@@ -16,7 +16,7 @@ import {
   type Transaction,
   type Vtxo,
   type VtxoPolicy,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { RequestConversionError } from "./server-errors.js";
 
 function attempt<T>(what: string, fn: () => T): T {

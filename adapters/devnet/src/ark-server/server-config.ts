@@ -7,7 +7,7 @@
  * | `default` | `npm run devnet`, people trying tender | captaind's `captaind.default.toml` values and fee schedule |
  * | `test` | tests | bark's integration-harness values: lifetime 432, exit delta 12, max exit depth 50, zero fees, 1-block board confirmations |
  */
-import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/plugin-ark/protocol";
+import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/ark-protocol";
 
 /** Everything that changes the server's rules. Heights and deltas are blocks. */
 export interface ArkServerConfig {

@@ -9,7 +9,7 @@
  * | wallet key | same tag, `"wallet"` | the server's on-chain wallet (BIP-86-style key-path P2TR) |
  */
 import { randomBytes } from "node:crypto";
-import { p2trAddress, pubkeyFromSecret, taggedHash, taprootOutput, toXOnly, utf8 } from "@tender/plugin-ark/protocol";
+import { p2trAddress, pubkeyFromSecret, taggedHash, taprootOutput, toXOnly, utf8 } from "@tender/ark-protocol";
 
 /** Key material of one server instance. */
 export interface ServerKeys {

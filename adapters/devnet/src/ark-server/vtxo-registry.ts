@@ -18,7 +18,7 @@ import {
   vtxoIdString,
   vtxoStatusAttestation,
   type Vtxo,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { txFromBytes, vtxoFromBytes, vtxoIdText } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";

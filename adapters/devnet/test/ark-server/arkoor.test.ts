@@ -10,7 +10,7 @@ import {
   signAttestation,
   vtxoStatusAttestation,
   type Vtxo,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { BadUserInputError, NotFoundError, UnusableInputsError } from "../../src/ark-server/server-errors.js";
 import { ClientSpendState } from "../../src/ark-server/vtxo-registry.js";
 import { newKey, pubkeyPolicy, WalletKit } from "./wallet-kit.js";
@@ -216,7 +216,7 @@ describe("ark server: arkoor cosigning (flows §4.3)", function () {
     const coin = await alice.board(40_000n);
     const { pkg, nonces, parts } = alice.prepareArkoor([coin], [{ amount: 40_000n, policy: pubkeyPolicy(bob.key().pk) }]);
     const resp = await f.server.requestArkoorCosign(parts);
-    const unsigned = (await import("@tender/plugin-ark/protocol")).arkoorPackageVtxos(pkg, pkg.parts.map((p) => p.signing.map(() => null)));
+    const unsigned = (await import("@tender/ark-protocol")).arkoorPackageVtxos(pkg, pkg.parts.map((p) => p.signing.map(() => null)));
     const err = await rejection(f.server.registerVtxoTransactions([encodeVtxo(unsigned[0]!)]));
     expect(err.message).to.equal(`bad user input: vtxo ${formatOutPoint(unsigned[0]!.point)} is not fully signed`);
     const signed = alice.finishArkoor(pkg, nonces, resp);

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { encodeOutPoint, encodeTx, encodeVtxo, exitTransactions, formatOutPoint, fromHex, reverseBytes } from "@tender/plugin-ark/protocol";
+import { encodeOutPoint, encodeTx, encodeVtxo, exitTransactions, formatOutPoint, fromHex, reverseBytes } from "@tender/ark-protocol";
 import { BadUserInputError, NotFoundError, RequestConversionError } from "../../src/ark-server/server-errors.js";
 import { newKey, pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 import { rejection, serverFixture, type ServerFixture } from "./fixture.js";
@@ -57,7 +57,7 @@ describe("ark server: boards (flows §4.2)", function () {
     const other = new WalletKit(api, f.node);
     const b = await other.prepareBoard(30_000n);
     // complete the MuSig2 with the foreign key standing in for the server
-    const { musigRespondCosign } = await import("@tender/plugin-ark/protocol");
+    const { musigRespondCosign } = await import("@tender/ark-protocol");
     const resp = musigRespondCosign({ secretKey: foreign.sk, pubkey: foreign.pk, otherPubkey: b.key.pk, otherPubNonce: b.nonce.pubNonce, message: b.exit.sighash, tweak: b.exit.tweak });
     const vtxo = await new WalletKit({ ...api, requestBoardCosign: async () => resp }, f.node).cosignBoard(b);
     f.node.mine(1);
@@ -118,7 +118,7 @@ describe("ark server: boards (flows §4.2)", function () {
     const raw = new Uint8Array(b.fundingRaw);
     // the first input's prevout txid starts after version(4) + marker/flag(2) + count(1)
     raw[7] = raw[7]! ^ 0xff;
-    const { decodeTx, txid, encodeOutPoint: enc } = await import("@tender/plugin-ark/protocol");
+    const { decodeTx, txid, encodeOutPoint: enc } = await import("@tender/ark-protocol");
     const tx = decodeTx(raw);
     const req = { ...b.request, fundingTx: raw, utxo: enc({ txid: txid(tx), vout: b.vout }) };
     const err = await rejection(f.server.requestBoardCosign(req, 5));

@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { toHex } from "@tender/plugin-ark/protocol";
+import { toHex } from "@tender/ark-protocol";
 import { arkReadyFields, startDevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
 import { grpcClient } from "./grpc-api.js";
 

@@ -1,6 +1,6 @@
 /** The wallet kit's {@link ArkApi} over real gRPC, through `@tender/ark-grpc`'s `ArkServerClient`. */
 import { ArkServerClient, type ArkInfo as ArkInfoMessage } from "@tender/ark-grpc";
-import type { FeeSchedule } from "@tender/plugin-ark/protocol";
+import type { FeeSchedule } from "@tender/ark-protocol";
 import type { ArkApi, KitArkInfo } from "./wallet-kit.js";
 
 /** Converts the client's `ArkInfo` message to what the kit needs. */

@@ -23,7 +23,7 @@ import {
   signAttestation,
   vtxoStatusAttestation,
   type Vtxo,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { DevnetNode } from "../../src/node/devnet-node.js";
 import { startArkServer, type RunningArkServer } from "../../src/ark-server/start-ark-server.js";
 import { grpcApi, grpcClient } from "./grpc-api.js";

@@ -21,7 +21,7 @@ import {
   signAttestation,
   toHex,
   vtxoStatusAttestation,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { grpcApi, grpcClient, kitArkInfo } from "./grpc-api.js";
 import { pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 

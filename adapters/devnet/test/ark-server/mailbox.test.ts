@@ -7,7 +7,7 @@ import {
   formatOutPoint,
   signSchnorr,
   type Vtxo,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import { NotFoundError } from "../../src/ark-server/server-errors.js";
 import type { MailboxMessageData } from "../../src/ark-server/mailbox-service.js";
 import { newKey, WalletKit, type KeyPair } from "./wallet-kit.js";

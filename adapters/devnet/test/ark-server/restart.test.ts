@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ArkServerClient } from "@tender/ark-grpc";
-import { encodeOutPoint, encodeVtxo, signAttestation, vtxoStatusAttestation } from "@tender/plugin-ark/protocol";
+import { encodeOutPoint, encodeVtxo, signAttestation, vtxoStatusAttestation } from "@tender/ark-protocol";
 import { DevnetNode } from "../../src/node/devnet-node.js";
 import { startArkServer, type RunningArkServer } from "../../src/ark-server/start-ark-server.js";
 import { grpcApi, grpcClient } from "./grpc-api.js";

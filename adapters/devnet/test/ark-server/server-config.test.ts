@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { captaindDefaultFeeSchedule } from "@tender/plugin-ark/protocol";
+import { captaindDefaultFeeSchedule } from "@tender/ark-protocol";
 import { DevnetNode } from "../../src/node/devnet-node.js";
 import { ArkServer } from "../../src/ark-server/ark-server.js";
 import { serverConfig, ServerConfigError } from "../../src/ark-server/server-config.js";

@@ -39,7 +39,7 @@ import {
   type Vtxo,
   type VtxoPolicy,
   type Transaction,
-} from "@tender/plugin-ark/protocol";
+} from "@tender/ark-protocol";
 import type { DevnetNode } from "../../src/node/devnet-node.js";
 
 /** What the wallet kit needs from a server (domain object or gRPC adapter). */

@@ -5,7 +5,7 @@
  * a ratio (flows §7.4; issue 5 "done when").
  */
 import { measure, type BenchReport, type BenchRow } from "@tender/core";
-import { encodeVtxo, musigNonceGen, musigRespondCosignDeterministic, pubkeyFromSecret, type Vtxo } from "@tender/plugin-ark/protocol";
+import { encodeVtxo, musigNonceGen, musigRespondCosignDeterministic, pubkeyFromSecret, type Vtxo } from "@tender/ark-protocol";
 import { randomBytes } from "node:crypto";
 import { DevnetNode } from "../../src/node/devnet-node.js";
 import { startArkServer } from "../../src/ark-server/start-ark-server.js";

@@ -1,7 +1,7 @@
 import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
-import { decodeArkAddress } from "../protocol/index.js";
+import { decodeArkAddress } from "@tender/ark-protocol";
 import type { ArkWallet, ArkWalletSettings } from "./ark-wallet.js";
 import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "./arkoor/arkoor-sender.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { Database } from "@tender/core";
-import { WalletKeys, bytesEqual } from "../../src/protocol/index.js";
+import { WalletKeys, bytesEqual } from "@tender/ark-protocol";
 import { ArkKeys, NoWalletKeysError } from "../../src/daemon/keys/ark-keys.js";
 import { MNEMONIC, masterOf, memoryDb } from "./fixtures.js";
 

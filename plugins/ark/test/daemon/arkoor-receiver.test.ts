@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { silentLogger, type ChainSource, type Database } from "@tender/core";
 import type { MovementStore, NewMovement } from "@tender/plugin-history";
-import { encodeTx, encodeVtxo, reverseBytes, toHex, txid, vtxoIdString, type Transaction } from "../../src/protocol/index.js";
+import { encodeTx, encodeVtxo, reverseBytes, toHex, txid, vtxoIdString, type Transaction } from "@tender/ark-protocol";
 import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
 import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { BadRequestError, InternalServerError, silentLogger, type ActionEngine, type ChainSource, type Database } from "@tender/core";
 import type { MovementStore } from "@tender/plugin-history";
-import { arkId, decodeArkAddress, encodeArkAddress, vtxoIdString, walletArkAddress } from "../../src/protocol/index.js";
+import { arkId, decodeArkAddress, encodeArkAddress, vtxoIdString, walletArkAddress } from "@tender/ark-protocol";
 import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
 import type { ArkoorSendState } from "../../src/daemon/arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "../../src/daemon/arkoor/arkoor-sender.js";

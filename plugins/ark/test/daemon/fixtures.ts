@@ -5,7 +5,7 @@ import * as ecc from "tiny-secp256k1";
 import {
   boardFundingTaproot, boardVtxo, buildBoardExit, mnemonicToSeed, musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey,
   pubkeyFromSecret, txid, type Transaction, type Vtxo,
-} from "../../src/protocol/index.js";
+} from "@tender/ark-protocol";
 import { ARK_ENTITIES, arkInitMigration } from "../../src/daemon/persistence/entities.js";
 
 /** A wallet database in memory with the Ark plugin's tables. */

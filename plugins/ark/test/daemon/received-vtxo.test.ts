@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { ChainSource, Database } from "@tender/core";
-import { encodeTx, reverseBytes, toHex, txid, type Transaction, type Vtxo } from "../../src/protocol/index.js";
+import { encodeTx, reverseBytes, toHex, txid, type Transaction, type Vtxo } from "@tender/ark-protocol";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
 import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard as board } from "./fixtures.js";

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import type { Database } from "@tender/core";
-import { vtxoIdString } from "../../src/protocol/index.js";
+import { vtxoIdString } from "@tender/ark-protocol";
 import { VtxoNotSpendableError, VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { boardOf, memoryDb } from "./fixtures.js";
 

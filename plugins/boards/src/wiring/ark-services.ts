@@ -2,7 +2,7 @@
  * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
  */
 import { effectiveVtxoLifetime } from "@tender/ark-grpc";
-import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/plugin-ark/protocol";
+import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/ark-protocol";
 import { mailboxAuthorization, type ArkConnection, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
 
 /** Validity of the recovery mailbox authorization, as the Ark rail uses it. */

@@ -3,7 +3,7 @@ import { faultPoint, type ActionDefinition, type StepOutcome } from "@tender/cor
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, decodeVtxo, encodePolicy,
   encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
-} from "../../protocol/index.js";
+} from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { NoArkConnectionError } from "../connection/ark-connection.js";
 import { NoWalletKeysError } from "../keys/ark-keys.js";

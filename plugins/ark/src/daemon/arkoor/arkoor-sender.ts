@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
 import {
   AddressError, InsufficientFundsError, checkArkoorAddress, exitDepth, selectVtxos, splitChange, toHex,
-} from "../../protocol/index.js";
+} from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { protocolNetworkOf } from "../connection/networks.js";
 import { ARKOOR_SEND_ACTION, type ArkoorSendState } from "./arkoor-send-action.js";

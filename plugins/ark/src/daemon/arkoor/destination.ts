@@ -1,7 +1,7 @@
 import { BadRequestError, InternalServerError } from "@tender/core";
 import { bech32m } from "@scure/base";
 import { address as btcAddress, networks, type Network as BtcNetwork } from "bitcoinjs-lib";
-import { decodeArkAddress, type ArkAddress } from "../../protocol/index.js";
+import { decodeArkAddress, type ArkAddress } from "@tender/ark-protocol";
 
 /** A `POST /wallet/send` destination this plugin pays itself: an Ark address. */
 export interface ArkDestination {

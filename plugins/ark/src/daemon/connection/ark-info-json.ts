@@ -1,5 +1,5 @@
 import { effectiveVtxoLifetime, type ArkInfo, type PpmExpiryFeeEntry } from "@tender/ark-grpc";
-import { toHex } from "../../protocol/index.js";
+import { toHex } from "@tender/ark-protocol";
 
 const n = (v: bigint | number) => Number(v);
 const table = (t: readonly PpmExpiryFeeEntry[]) => t.map((e) => ({ expiry_blocks_threshold: e.expiryBlocksThreshold, ppm: n(e.ppm) }));

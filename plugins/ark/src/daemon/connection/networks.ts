@@ -1,5 +1,5 @@
 import type { NetworkName } from "@tender/ark-grpc";
-import type { Network } from "../../protocol/index.js";
+import type { Network } from "@tender/ark-protocol";
 
 /** A wallet network name this plugin does not know. */
 export class UnknownWalletNetworkError extends Error {

@@ -1,6 +1,6 @@
 import type { Database } from "@tender/core";
 import type { PinnedServerKeys } from "@tender/ark-grpc";
-import { fromHex, toHex } from "../../protocol/index.js";
+import { fromHex, toHex } from "@tender/ark-protocol";
 import { ArkStateRow } from "../persistence/entities.js";
 
 /** Reads the server keys the wallet pinned, if any (`ark_state`). */

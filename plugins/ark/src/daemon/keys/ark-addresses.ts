@@ -1,4 +1,4 @@
-import { encodeArkAddress, walletArkAddress } from "../../protocol/index.js";
+import { encodeArkAddress, walletArkAddress } from "@tender/ark-protocol";
 import type { ArkInfo } from "@tender/ark-grpc";
 import type { ArkKeys, VtxoKey } from "./ark-keys.js";
 import { protocolNetworkOf } from "../connection/networks.js";

@@ -1,6 +1,6 @@
 import type { Database } from "@tender/core";
 import type { BIP32Interface } from "bip32";
-import { ARK_PURPOSE, toHex, type DerivedKey } from "../../protocol/index.js";
+import { ARK_PURPOSE, toHex, type DerivedKey } from "@tender/ark-protocol";
 import { ArkKeyRow } from "../persistence/entities.js";
 
 /** A VTXO key the wallet handed out, with its index under `m/350'/0'`. */

@@ -1,4 +1,4 @@
-import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.js";

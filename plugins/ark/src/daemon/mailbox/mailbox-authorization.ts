@@ -1,4 +1,4 @@
-import { createMailboxAuthorization, encodeMailboxAuthorization } from "../../protocol/index.js";
+import { createMailboxAuthorization, encodeMailboxAuthorization } from "@tender/ark-protocol";
 
 /** bark's validity of a subscription authorization (10 s) and of a sync read (10 min). */
 export const SUBSCRIBE_AUTH_SECS = 10;

@@ -1,4 +1,4 @@
-import { encodeOutPoint, parseOutPoint } from "../../protocol/index.js";
+import { encodeOutPoint, parseOutPoint } from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { mailboxAuthorization } from "./mailbox-authorization.js";
 

@@ -1,5 +1,5 @@
 import { BadRequestError, InternalServerError, NotFoundError, queryBool, u32String, withContext, z, type RouteDefinition } from "@tender/core";
-import { parseOutPoint, encodeVtxo, toHex } from "../../protocol/index.js";
+import { parseOutPoint, encodeVtxo, toHex } from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { arkInfoJson } from "../connection/ark-info-json.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";

@@ -1,4 +1,4 @@
-import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { ChainSource } from "@tender/core";
 import type { ArkKeys } from "../keys/ark-keys.js";
 

@@ -1,5 +1,5 @@
 import { BadRequestError, InternalServerError } from "@tender/core";
-import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { ArkWallet } from "../ark-wallet.js";
 import { postRecoveryIds } from "../mailbox/recovery-ids.js";
 import { checkReceivedVtxo } from "./received-vtxo.js";

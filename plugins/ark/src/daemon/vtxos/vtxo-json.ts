@@ -1,4 +1,4 @@
-import { exitDepth, formatOutPoint, policyUserPubkey, toHex } from "../../protocol/index.js";
+import { exitDepth, formatOutPoint, policyUserPubkey, toHex } from "@tender/ark-protocol";
 import type { StoredVtxo } from "./vtxo-store.js";
 
 /** barkd's `WalletVtxoInfo` (rest-api §4.6): the VTXO's fields flattened, plus its `state`. */

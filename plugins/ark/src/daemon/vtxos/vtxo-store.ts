@@ -1,5 +1,5 @@
 import type { Database } from "@tender/core";
-import { decodeVtxo, encodeVtxo, fromHex, toHex, vtxoIdString, type Vtxo } from "../../protocol/index.js";
+import { decodeVtxo, encodeVtxo, fromHex, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import { ArkVtxoRow } from "../persistence/entities.js";
 
 /** Where a VTXO stands in the wallet. */

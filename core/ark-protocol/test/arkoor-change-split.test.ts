@@ -1,0 +1,20 @@
+/** Wallet change splitting (core spec §10.6, vector group `arkoor_change_split`). */
+import { expect } from "chai";
+import { arkVectors } from "./ark-vectors.js";
+import { ArkoorError, splitChange } from "../src/arkoor-allocation.js";
+
+describe("arkoor change split (core spec §10.6)", () => {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  for (const c of arkVectors.arkoor_change_split.cases as any[]) {
+    it(`change ${c.change} for payment ${c.pay}, factor ${c.split_factor}`, () => {
+      const pieces = splitChange(BigInt(c.change), BigInt(c.pay), c.split_factor);
+      expect(pieces.map(Number)).to.deep.equal(c.pieces);
+    });
+  }
+
+  it("refuses split factors outside 1..3", () => {
+    expect(() => splitChange(10n, 1n, 0)).to.throw(ArkoorError);
+    expect(() => splitChange(10n, 1n, 4)).to.throw(ArkoorError);
+    expect(splitChange(10_001n, 10n, 1)).to.deep.equal([10_001n]);
+  });
+});

@@ -1,0 +1,72 @@
+import { isIP } from "node:net";
+import { homedir } from "node:os";
+import { join } from "node:path";
+
+/** The daemon's configuration, from flags, `TENDER_*` environment variables and the config file. */
+export interface DaemonConfig {
+  datadir: string;
+  port: number;
+  host: string;
+  allowedOrigins: string[];
+  exposeMnemonic: boolean;
+  /** `--no-auth` (loopback only) or `--dangerously-allow-remote-no-auth`. No environment variable sets these. */
+  noAuth: boolean;
+  dangerouslyAllowRemoteNoAuth: boolean;
+  verbose: boolean;
+  quiet: boolean;
+  /**
+   * Module specifiers of the enabled plugins, e.g. `@tender/plugin-wallet`; `undefined` when the
+   * configuration names none (the distribution, e.g. `tenderd`, then loads its default set).
+   */
+  plugins?: string[];
+  /** Per-plugin settings, keyed by plugin name. */
+  pluginConfig: Record<string, Record<string, unknown>>;
+  /** PostgreSQL URL; SQLite in the datadir when absent. */
+  databaseUrl?: string;
+  /** PostgreSQL schema holding this daemon's tables. */
+  databaseSchema: string;
+}
+
+/** A configuration problem: the daemon refuses to start and prints this. */
+export class ConfigError extends Error {}
+
+/** barkd's boolish environment values. */
+export function parseBoolish(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined || value === "") return undefined;
+  const v = value.trim().toLowerCase();
+  if (["true", "yes", "on", "1"].includes(v)) return true;
+  if (["false", "no", "off", "0"].includes(v)) return false;
+  throw new ConfigError(`invalid boolean value for ${name}: ${value}`);
+}
+
+/** Validates one CORS origin: `http(s)://host[:port]`, no path, no trailing slash. */
+export function validateOrigin(origin: string): string {
+  const ok = /^https?:\/\/[^/\s:]+(:\d{1,5})?$/.test(origin) && origin.split("://").length === 2;
+  if (!ok) throw new ConfigError(`invalid CORS origin: ${origin}`);
+  return origin;
+}
+
+/** Whether `host` is a loopback IP literal (127.0.0.0/8 or ::1). */
+export function isLoopback(host: string): boolean {
+  if (isIP(host) === 4) return host.startsWith("127.");
+  return host === "::1" || host === "0:0:0:0:0:0:0:1";
+}
+
+/** The default datadir: `$HOME/.tender`, or `./.tender` without a home directory. */
+export function defaultDatadir(): string {
+  const home = process.env.HOME || homedir();
+  return home ? join(home, ".tender") : ".tender";
+}
+
+/** Checks the values barkd checks at startup (port, host, origins, no-auth host). */
+export function validateDaemonConfig(c: DaemonConfig): DaemonConfig {
+  if (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535) throw new ConfigError(`invalid port: ${c.port} (must be 1-65535)`);
+  if (!isIP(c.host)) throw new ConfigError(`invalid host: ${c.host} (must be an IPv4 or IPv6 address)`);
+  c.allowedOrigins.forEach(validateOrigin);
+  if (c.noAuth && !c.dangerouslyAllowRemoteNoAuth && !isLoopback(c.host)) {
+    throw new ConfigError(
+      `refusing to start: --no-auth with bind host ${c.host} is only allowed on a loopback address; use --dangerously-allow-remote-no-auth to override`,
+    );
+  }
+  return c;
+}

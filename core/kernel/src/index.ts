@@ -1,0 +1,39 @@
+/**
+ * @tender/core — the microkernel: plugin contract, DI, configuration, persistence, HTTP host,
+ * auth, events and the scheduler. Everything else is a plugin.
+ */
+import "reflect-metadata";
+
+export { TENDER_VERSION } from "./version.js";
+export * from "./tokens.js";
+export { Kernel, hostService, type KernelOptions, type HostService } from "./kernel.js";
+export * from "./plugin/contract.js";
+export { orderPlugins, serviceProviders, PluginGraphError } from "./plugin/order.js";
+export * from "./services/service-ref.js";
+export { WalletScope, NoWalletError, type WalletService, type WalletServiceContext, type WalletServiceProvider } from "./services/wallet-scope.js";
+export { AsyncLock } from "./concurrency/async-lock.js";
+export { importPlugins, PluginImportError } from "./plugin/import-plugins.js";
+export * from "./config/daemon-config.js";
+export { parseCommandLine, USAGE, type Command } from "./config/argv.js";
+export * from "./log/logger.js";
+export * from "./events/event-bus.js";
+export * from "./scheduler/scheduler.js";
+export * from "./persistence/migration.js";
+export { Database, type DatabaseLocation, type DatabaseModel } from "./persistence/database.js";
+export * from "./http/errors.js";
+export * from "./http/route.js";
+export { z } from "./http/zod.js";
+export { AuthToken } from "./http/auth-token.js";
+export { checkBearer } from "./http/auth-guard.js";
+export { RequestRejection, isJsonContentType, queryBool, u32String, satAmount } from "./http/extract.js";
+export { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
+export { generateOpenApi } from "./http/openapi.js";
+export * from "./wallet/session.js";
+export { ActionEngine, type ActionDefinition, type ActionStep, type StepOutcome, type ActionStatus } from "./actions/action-engine.js";
+export * from "./daemon/files.js";
+export { InstanceLock, DatadirLockedError, LOCK_FILE } from "./daemon/instance-lock.js";
+export { TOKEN_FILE, readTokenFile, writeTokenFile, loadOrCreateToken } from "./daemon/token-file.js";
+export { main as tenderdMain, serve, type Distribution } from "./daemon/main.js";
+export * from "./chain/index.js";
+export * from "./bench/measure.js";
+export { faultPoint } from "./daemon/fault-injection.js";

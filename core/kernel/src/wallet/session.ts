@@ -1,0 +1,69 @@
+import { defineEvent, type EventBus } from "../events/event-bus.js";
+import type { WalletScope } from "../services/wallet-scope.js";
+
+/** What the kernel knows about the loaded wallet. */
+export interface LoadedWallet {
+  fingerprint: string;
+  network: string;
+  /** `daemon_manual_sync`: periodic background work is off; clients drive it with the sync routes. */
+  manualSync?: boolean;
+}
+
+/** Raised after a wallet was created or opened (its database is open, its wallet services exist). */
+export const WalletLoaded = defineEvent<LoadedWallet>("wallet.loaded");
+/** Raised once every {@link WalletLoaded} handler has finished: the plugins are attached to the wallet. */
+export const WalletReady = defineEvent<LoadedWallet>("wallet.ready");
+/** Raised after the wallet was unloaded (deleted, or the daemon is stopping); its wallet services are disposed of after the handlers ran. */
+export const WalletUnloaded = defineEvent<LoadedWallet>("wallet.unloaded");
+
+/**
+ * A `WalletNotification` as barkd sends it: `movement-created`,
+ * `movement-updated` (with the movement) or `channel-lagging`. Plugins that create or change
+ * movements raise it; the notifications plugin delivers it.
+ */
+export type WalletNotification =
+  | { type: "movement-created"; movement: Record<string, unknown> }
+  | { type: "movement-updated"; movement: Record<string, unknown> }
+  | { type: "channel-lagging" };
+
+/** Raised for every wallet notification. */
+export const WalletNotificationRaised = defineEvent<WalletNotification>("wallet.notification");
+
+/**
+ * The kernel's record of whether a wallet is loaded; routes marked `requiresWallet` answer
+ * `422 No wallet set` without one. The wallet plugin is the only writer.
+ */
+export class WalletSession {
+  private wallet: LoadedWallet | undefined;
+  constructor(private readonly events: EventBus, private readonly scope?: WalletScope) {}
+
+  get current(): LoadedWallet | undefined {
+    return this.wallet;
+  }
+
+  get isLoaded(): boolean {
+    return this.wallet !== undefined;
+  }
+
+  /**
+   * Marks `wallet` as loaded, creates its wallet services, raises {@link WalletLoaded} and waits
+   * for its handlers, then raises {@link WalletReady}.
+   */
+  async load(wallet: LoadedWallet): Promise<void> {
+    if (this.wallet) throw new Error("a wallet is already loaded");
+    this.wallet = wallet;
+    await this.scope?.open(wallet);
+    if (this.wallet !== wallet) return;
+    await this.events.emitAndWait(WalletLoaded, wallet);
+    if (this.wallet === wallet) this.events.emit(WalletReady, wallet);
+  }
+
+  /** Marks the wallet unloaded, raises {@link WalletUnloaded}, waits for its handlers, then disposes of its wallet services. */
+  async unload(): Promise<void> {
+    const w = this.wallet;
+    if (!w) return;
+    this.wallet = undefined;
+    await this.events.emitAndWait(WalletUnloaded, w);
+    await this.scope?.close();
+  }
+}

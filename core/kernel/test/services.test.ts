@@ -1,0 +1,109 @@
+import { expect } from "chai";
+import {
+  AsyncLock, EventBus, NoWalletError, PluginGraphError, WalletScope, WalletSession, createLogger, defineService, defineWalletService,
+  orderPlugins, type TenderPlugin,
+} from "../src/index.js";
+
+const quiet = createLogger({ terminalLevel: "off" });
+const Greeter = defineService<{ greet(): string }>("test.greeter");
+const Counter = defineWalletService<{ n: number }>("test.counter");
+const Doubled = defineWalletService<{ n: number }>("test.doubled");
+const plugin = (name: string, more: Partial<TenderPlugin> = {}): TenderPlugin => ({ name, version: "1.0.0", register() {}, ...more });
+
+describe("typed services", () => {
+  it("loads a consumer after the plugin providing what it consumes", () => {
+    const order = orderPlugins([plugin("user", { consumes: [Greeter] }), plugin("other"), plugin("greeter", { provides: [Greeter] })]);
+    expect(order.map((p) => p.name)).to.deep.equal(["greeter", "user", "other"]);
+  });
+
+  it("loads after an optional provider when it is enabled, and without it otherwise", () => {
+    expect(orderPlugins([plugin("user", { optional: [Greeter] }), plugin("greeter", { provides: [Greeter] })]).map((p) => p.name))
+      .to.deep.equal(["greeter", "user"]);
+    expect(orderPlugins([plugin("user", { optional: [Greeter] })]).map((p) => p.name)).to.deep.equal(["user"]);
+  });
+
+  it("refuses two plugins providing the same service, naming both", () => {
+    expect(() => orderPlugins([plugin("a", { provides: [Greeter] }), plugin("b", { provides: [Greeter] })]))
+      .to.throw(PluginGraphError, "service test.greeter is provided by both plugin a and plugin b");
+  });
+
+  it("refuses a consumed service no enabled plugin provides, naming plugin and service", () => {
+    expect(() => orderPlugins([plugin("user", { consumes: [Greeter] })]))
+      .to.throw(PluginGraphError, "plugin user needs service test.greeter, which no enabled plugin provides");
+  });
+});
+
+describe("wallet scope", () => {
+  const setup = () => {
+    const scope = new WalletScope(quiet);
+    const session = new WalletSession(new EventBus(quiet), scope);
+    const log: string[] = [];
+    let made = 0;
+    scope.register("counter", Counter, {
+      create: () => { log.push("create counter"); return { n: ++made }; },
+      dispose: (c) => { log.push(`dispose counter ${c.n}`); },
+    });
+    scope.register("doubled", Doubled, {
+      create: async (ctx) => { log.push("create doubled"); return { n: (await ctx.get(Counter)).n * 2 }; },
+      dispose: () => { log.push("dispose doubled"); },
+    });
+    return { scope, session, log };
+  };
+  const wallet = { fingerprint: "00000000", network: "regtest" };
+
+  it("creates the services on wallet load and disposes of them, last first, on unload", async () => {
+    const { scope, session, log } = setup();
+    const doubled = scope.handle(Doubled);
+    expect(doubled.current).to.equal(undefined);
+    await session.load(wallet);
+    expect((await doubled.get()).n).to.equal(2);
+    expect(doubled.current?.n).to.equal(2);
+    await session.unload();
+    expect(doubled.current).to.equal(undefined);
+    expect(log).to.deep.equal(["create counter", "create doubled", "dispose doubled", "dispose counter 1"]);
+  });
+
+  it("makes new instances for the next wallet", async () => {
+    const { scope, session } = setup();
+    await session.load(wallet);
+    await session.unload();
+    await session.load(wallet);
+    expect((await scope.handle(Counter).get()).n).to.equal(2);
+  });
+
+  it("answers 422 No wallet set without a wallet", async () => {
+    const { scope } = setup();
+    const err = await scope.handle(Counter).get().then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(NoWalletError);
+    expect((err as NoWalletError).status).to.equal(422);
+    expect((err as Error).message).to.equal("No wallet set");
+  });
+
+  it("hands a consumer the factory's error when a service could not be created", async () => {
+    const scope = new WalletScope(quiet);
+    scope.register("broken", Counter, { create: () => { throw new Error("chain source unreachable"); } });
+    await new WalletSession(new EventBus(quiet), scope).load(wallet);
+    const err = await scope.handle(Counter).get().then(() => undefined, (e: unknown) => e);
+    expect((err as Error).message).to.equal("chain source unreachable");
+  });
+
+  it("refuses a second provider of a wallet service, naming both plugins", () => {
+    const { scope } = setup();
+    expect(() => scope.register("again", Counter, { create: () => ({ n: 0 }) }))
+      .to.throw("wallet service test.counter is provided by both plugin counter and plugin again");
+  });
+});
+
+describe("AsyncLock", () => {
+  it("runs sections one at a time in call order, past a failing one", async () => {
+    const lock = new AsyncLock();
+    const seen: string[] = [];
+    const slow = lock.run(async () => { seen.push("a start"); await new Promise((r) => setTimeout(r, 20)); seen.push("a end"); });
+    const failing = lock.run(async () => { seen.push("b"); throw new Error("b failed"); });
+    const last = lock.run(() => { seen.push("c"); return 3; });
+    await slow;
+    await failing.catch(() => undefined);
+    expect(await last).to.equal(3);
+    expect(seen).to.deep.equal(["a start", "a end", "b", "c"]);
+  });
+});

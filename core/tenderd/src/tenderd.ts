@@ -1,0 +1,23 @@
+/**
+ * @tender/tenderd — the composition root: the one place that knows every plugin and every
+ * backend adapter, and puts them together with the kernel into the `tenderd` binary.
+ */
+import { tenderdMain, type Distribution } from "@tender/core";
+import { DEFAULT_PLUGINS } from "./default-plugins.js";
+import { backendServices } from "./backends.js";
+
+/** The tenderd distribution: its default plugins, plugin module resolution, and its backends. */
+export const TENDERD: Distribution = {
+  defaultPlugins: DEFAULT_PLUGINS,
+  // resolved from this package, which depends on every plugin it ships
+  importModule: (specifier) => import(specifier),
+  hostServices: backendServices(),
+};
+
+/** Runs the `tenderd` command line. */
+export function runTenderd(argv: string[]): Promise<number> {
+  return tenderdMain(argv, TENDERD);
+}
+
+export { DEFAULT_PLUGINS, DEFAULT_PLUGIN_MODULES } from "./default-plugins.js";
+export { backendServices } from "./backends.js";
