@@ -1,5 +1,5 @@
 /** @tender/plugin-wallet — the wallet lifecycle plugin. */
-export { walletPlugin as default, walletPlugin, WalletLifecycleToken } from "./plugin.js";
+export { walletPlugin as default, walletPlugin, WalletLifecycleToken, WalletLifecycleService, WalletKeysService } from "./plugin.js";
 export { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.js";
 export * from "./keys/seed.js";
 export * from "./config/wallet-config.js";

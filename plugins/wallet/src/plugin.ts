@@ -1,11 +1,15 @@
-import { Database, LoggerToken, DaemonConfigToken, WalletSession, definePlugin } from "@tender/core";
+import { Database, LoggerToken, DaemonConfigToken, WalletSession, defineService, defineWalletService, definePlugin } from "@tender/core";
 import type { InjectionToken } from "tsyringe";
-import { WalletLifecycle } from "./lifecycle/wallet-lifecycle.js";
+import { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.js";
 import { WalletProperties, walletInitMigration } from "./persistence/wallet-properties.js";
 import { lifecycleRoutes } from "./routes/lifecycle-routes.js";
 
-/** DI token of the wallet lifecycle (create/open/delete, and the loaded wallet's keys). */
-export const WalletLifecycleToken: InjectionToken<WalletLifecycle> = Symbol.for("tender.wallet.WalletLifecycle");
+/** The wallet lifecycle (create/open/delete, creation checks). */
+export const WalletLifecycleService = defineService<WalletLifecycle>("wallet.lifecycle");
+/** DI token of {@link WalletLifecycleService}. */
+export const WalletLifecycleToken: InjectionToken<WalletLifecycle> = WalletLifecycleService.token;
+/** The loaded wallet's key material and backend configuration (`config.toml`), while a wallet is loaded. Never logged. */
+export const WalletKeysService = defineWalletService<WalletKeys>("wallet.keys");
 
 /**
  * The wallet plugin: the wallet lifecycle (create, open at startup, delete, mnemonic) and the
@@ -14,6 +18,7 @@ export const WalletLifecycleToken: InjectionToken<WalletLifecycle> = Symbol.for(
 export const walletPlugin = definePlugin({
   name: "wallet",
   version: "0.1.0",
+  provides: [WalletLifecycleService, WalletKeysService],
   register(ctx) {
     const lifecycle = new WalletLifecycle(
       ctx.container.resolve(DaemonConfigToken),
@@ -21,7 +26,14 @@ export const walletPlugin = definePlugin({
       ctx.container.resolve(WalletSession),
       ctx.container.resolve(LoggerToken).child("wallet"),
     );
-    ctx.container.registerInstance(WalletLifecycleToken, lifecycle);
+    ctx.provide(WalletLifecycleService, lifecycle);
+    ctx.provideForWallet(WalletKeysService, {
+      create: () => {
+        const keys = lifecycle.loadedKeys;
+        if (!keys) throw new Error("the wallet lifecycle loaded no keys");
+        return keys;
+      },
+    });
     ctx.entities(WalletProperties);
     ctx.migrations(walletInitMigration);
     for (const r of lifecycleRoutes(lifecycle, ctx.container.resolve(WalletSession))) ctx.route(r);

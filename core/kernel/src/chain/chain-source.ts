@@ -1,4 +1,4 @@
-import type { InjectionToken } from "tsyringe";
+import { defineWalletService, type ServiceRef } from "../services/service-ref.js";
 import type {
   BlockHeader,
   BlockRef,
@@ -67,5 +67,12 @@ export interface ChainSource {
   broadcastPackage(txHexes: readonly string[]): Promise<PackageBroadcastResult>;
 }
 
-/** tsyringe token under which the configured {@link ChainSource} is registered. */
-export const ChainSourceToken: InjectionToken<ChainSource> = Symbol.for("tender.ChainSource");
+/**
+ * The loaded wallet's chain source, built from its configuration when the wallet loads and
+ * disposed of when it is unloaded. The chain plugin provides it; every rail that reads or writes
+ * the chain consumes it (`ctx.walletService(ChainSourceService)`).
+ */
+export const ChainSourceService: ServiceRef<ChainSource> = defineWalletService<ChainSource>("core.chain-source");
+
+/** @deprecated Being replaced by {@link ChainSourceService}; removed once no plugin uses it. */
+export const ChainSourceToken = Symbol.for("tender.ChainSource") as import("tsyringe").InjectionToken<ChainSource>;
