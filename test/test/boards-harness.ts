@@ -36,8 +36,8 @@ export async function startBoardDevnet(seed: string, datadir?: string): Promise<
 /** Daemon configuration with the board plugin and its neighbours; background loops off or fast. */
 export const BOARD_DAEMON_CONFIG = {
   plugins: [
-    "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-bitcoin",
-    "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
+    "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-chain",
+    "@tender/plugin-fees", "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
   ],
   pluginConfig: { onchain: { syncIntervalMs: 3_600_000 }, boards: { pollMs: 100 }, notifications: { waitTimeoutMs: 300 } },
 };

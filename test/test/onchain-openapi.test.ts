@@ -24,7 +24,7 @@ describe("OpenAPI document with the bitcoin and onchain plugins", function () {
   let d: Daemon;
   let doc: Doc;
   before(async () => {
-    d = await startDaemon({ config: { plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-bitcoin", "@tender/plugin-onchain"] } });
+    d = await startDaemon({ config: { plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-chain", "@tender/plugin-fees", "@tender/plugin-onchain"] } });
     doc = (await d.api("GET", "/api-docs/openapi.json", { token: null })).json as Doc;
   });
   after(async () => { await d.stop(); cleanup(d.datadir); });

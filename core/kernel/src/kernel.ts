@@ -131,6 +131,7 @@ export class Kernel {
         if (ref.scope !== scope) throw new Error(`plugin ${plugin.name}: service ${ref.id} is ${ref.scope}-scoped`);
       };
       const ctx: PluginContext = {
+        name: plugin.name,
         container: this.container,
         config: this.opts.config,
         pluginConfig: this.opts.config.pluginConfig[plugin.name] ?? {},

@@ -1,6 +1,7 @@
 import type { TenderPlugin } from "@tender/core";
 import arkPlugin from "@tender/plugin-ark";
-import chainPlugin from "@tender/plugin-bitcoin";
+import feesPlugin from "@tender/plugin-fees";
+import chainPlugin from "@tender/plugin-chain";
 import boardsPlugin from "@tender/plugin-boards";
 import historyPlugin from "@tender/plugin-history";
 import notificationsPlugin from "@tender/plugin-notifications";
@@ -9,11 +10,11 @@ import walletPlugin from "@tender/plugin-wallet";
 
 /** The plugins tenderd loads when its configuration names none: every rail and concern it ships. */
 export const DEFAULT_PLUGINS: readonly TenderPlugin[] = [
-  walletPlugin, chainPlugin, onchainPlugin, notificationsPlugin, historyPlugin, arkPlugin, boardsPlugin,
+  walletPlugin, chainPlugin, feesPlugin, onchainPlugin, notificationsPlugin, historyPlugin, arkPlugin, boardsPlugin,
 ];
 
 /** The module names of {@link DEFAULT_PLUGINS}, for a configuration file that lists them (and adds its own). */
 export const DEFAULT_PLUGIN_MODULES: readonly string[] = [
-  "@tender/plugin-wallet", "@tender/plugin-bitcoin", "@tender/plugin-onchain", "@tender/plugin-notifications",
+  "@tender/plugin-wallet", "@tender/plugin-chain", "@tender/plugin-onchain", "@tender/plugin-notifications",
   "@tender/plugin-history", "@tender/plugin-ark", "@tender/plugin-boards",
 ];

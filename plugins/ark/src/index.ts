@@ -4,7 +4,7 @@
  * builds on is its own package, `@tender/ark-protocol`.
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken, PendingBoardBalanceToken } from "./daemon/tokens.js";
+export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./daemon/tokens.js";
 export { ArkConnection, NoArkConnectionError, type ArkConnectionTarget } from "./daemon/connection/ark-connection.js";
 export { serverNetworkOf, protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
@@ -18,5 +18,5 @@ export { mailboxAuthorization } from "./daemon/mailbox/mailbox-authorization.js"
 export { MailboxSync } from "./daemon/mailbox/mailbox-sync.js";
 export { ArkoorSender } from "./daemon/arkoor/arkoor-sender.js";
 export { arkoorSendAction, ARKOOR_SEND_ACTION, ARKOOR_SEND_FAULT_POINTS, type ArkoorSendState } from "./daemon/arkoor/arkoor-send-action.js";
-export { classifySendDestination, SEND_ERRORS } from "./daemon/arkoor/destination.js";
+export type { ArkDestination } from "./daemon/arkoor/destination.js";
 export { readPinnedKeys, writePinnedKeys, readMailboxCheckpoint, writeMailboxCheckpoint } from "./daemon/connection/server-pins.js";

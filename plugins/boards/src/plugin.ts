@@ -1,11 +1,14 @@
 import { ActionEngine, WalletSession, definePlugin } from "@tender/core";
-import { ArkConnectionToken, ArkKeysToken, PendingBoardBalanceToken, VtxoStoreToken } from "@tender/plugin-ark";
-import { WalletChainToken } from "@tender/plugin-bitcoin";
+import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
+import { FeeEstimatorsService } from "@tender/plugin-fees";
+import { BalanceContributorsService } from "@tender/plugin-wallet";
+import { WalletChainToken } from "@tender/plugin-chain";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletToken } from "@tender/plugin-onchain";
 import type { InjectionToken } from "tsyringe";
 import { boardAction } from "./board-action.js";
 import type { BoardPorts } from "./board-ports.js";
+import { splitBoard } from "./board-amounts.js";
 import { boardRoutes } from "./board-routes.js";
 import { BoardService } from "./board-service.js";
 import { arkBoardKeys, arkBoardServer, arkBoardVtxos } from "./wiring/ark-services.js";
@@ -31,7 +34,9 @@ interface BoardsPluginConfig {
 export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
-  dependencies: ["wallet", "bitcoin", "onchain", "history", "ark"],
+  dependencies: ["wallet", "chain", "onchain", "history", "ark"],
+  consumes: [BalanceContributorsService],
+  optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
     const pollMs = settings.pollMs ?? 2_000;
@@ -50,7 +55,14 @@ export const boardsPlugin = definePlugin({
     const service = new BoardService(engine, ports.server);
     engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }));
     c.registerInstance(BoardServiceToken, service);
-    c.registerInstance(PendingBoardBalanceToken, () => service.pendingBoardSat());
+    ctx.get(BalanceContributorsService).contribute("pending_board_sat", ctx.name, () => service.pendingBoardSat());
+    ctx.find(FeeEstimatorsService)?.addAmountEstimate({
+      path: "board", operationId: "board_fee", summary: "Estimate board fee",
+      estimate: async (amountSat) => {
+        const split = splitBoard(await ports.server.info(), amountSat);
+        return { grossSat: split.amountSat, feeSat: split.feeSat, netSat: split.vtxoSat, vtxosSpent: [] };
+      },
+    });
     const wallet = c.resolve(WalletSession);
     // Pending boards are checked on every poll (barkd checks them on every sync); not in daemon_manual_sync mode.
     ctx.task({
@@ -60,7 +72,7 @@ export const boardsPlugin = definePlugin({
         if (wallet.isLoaded && !wallet.current?.manualSync) await service.syncPending((id, e) => ctx.logger.warn(`board ${id}: ${e instanceof Error ? e.message : String(e)}`));
       },
     });
-    for (const r of boardRoutes(() => service, () => ports.server)) ctx.route(r);
+    for (const r of boardRoutes(() => service)) ctx.route(r);
   },
 });
 

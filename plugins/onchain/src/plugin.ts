@@ -1,5 +1,5 @@
 import { Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
-import { WalletChainToken } from "@tender/plugin-bitcoin";
+import { WalletChainToken } from "@tender/plugin-chain";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
 import type { InjectionToken } from "tsyringe";
 import { Bip86Keychain } from "./keychain.js";
@@ -7,7 +7,8 @@ import { LoadedOnchainWallet } from "./loaded-wallet.js";
 import { OnchainWallet } from "./onchain-wallet.js";
 import { OnchainStateRow, OnchainTxRow, onchainHeldMigration, onchainInitMigration } from "./persistence/entities.js";
 import { SqlOnchainStore } from "./persistence/sql-store.js";
-import { onchainRoutes } from "./routes.js";
+import { onchainFeeRatesEstimate, onchainRoutes } from "./routes.js";
+import { FeeEstimatorsService } from "@tender/plugin-fees";
 
 /** DI token of the loaded wallet's on-chain wallet (addresses, coins, PSBT signing, CPFP funding). */
 export const OnchainWalletToken: InjectionToken<LoadedOnchainWallet> = Symbol.for("tender.onchain.LoadedOnchainWallet");
@@ -30,7 +31,8 @@ interface OnchainPluginConfig {
 export const onchainPlugin = definePlugin({
   name: "onchain",
   version: "0.1.0",
-  dependencies: ["wallet", "bitcoin"],
+  dependencies: ["wallet", "chain"],
+  optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as OnchainPluginConfig;
     const lifecycle = ctx.container.resolve(WalletLifecycleToken);
@@ -68,6 +70,7 @@ export const onchainPlugin = definePlugin({
     });
 
     for (const r of onchainRoutes(() => loaded.get())) ctx.route(r);
+    ctx.find(FeeEstimatorsService)?.addCustomEstimate(onchainFeeRatesEstimate(() => loaded.get()));
   },
 });
 

@@ -1,9 +1,10 @@
 import type { RouteDefinition } from "@tender/core";
+import type { CustomFeeEstimator } from "@tender/plugin-fees";
 import { parseDestinationEntry } from "./amount.js";
 import type { OnchainWallet } from "./onchain-wallet.js";
 import {
-  Address, MessageError, OnchainBalance, OnchainDrainRequest, OnchainFeeRatesResponse, OnchainSendManyRequest, OnchainSendRequest,
-  Send, UtxoInfo, WalletTxInfo,
+  Address, MessageError, OnchainBalance, OnchainDrainRequest, OnchainSendManyRequest, OnchainSendRequest,
+  OnchainFeeRatesResponse, Send, UtxoInfo, WalletTxInfo,
 } from "./schemas.js";
 
 type WalletAccess = () => Promise<OnchainWallet>;
@@ -76,13 +77,16 @@ export function onchainRoutes(wallet: WalletAccess): RouteDefinition[] {
         return undefined;
       },
     },
-    {
-      method: "get", path: "/api/v1/fees/onchain", operationId: "onchain_fee_rates", tag: "fees", requiresWallet: true,
-      responses: { 200: { description: "Cached fee rates", schema: OnchainFeeRatesResponse } },
-      handler: async () => {
-        const r = (await wallet()).feeRates();
-        return { fast_sat_per_vb: r.fastSatPerVb, regular_sat_per_vb: r.regularSatPerVb, slow_sat_per_vb: r.slowSatPerVb };
-      },
-    },
   ];
+}
+
+/** `GET /api/v1/fees/onchain` (`onchain_fee_rates`): the wallet's cached fee rates, contributed to the fees plugin. */
+export function onchainFeeRatesEstimate(wallet: WalletAccess): CustomFeeEstimator<unknown> {
+  return {
+    path: "onchain", operationId: "onchain_fee_rates", summary: "Cached on-chain fee rates", response: OnchainFeeRatesResponse,
+    estimate: async () => {
+      const r = (await wallet()).feeRates();
+      return { fast_sat_per_vb: r.fastSatPerVb, regular_sat_per_vb: r.regularSatPerVb, slow_sat_per_vb: r.slowSatPerVb };
+    },
+  };
 }

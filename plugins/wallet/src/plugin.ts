@@ -3,6 +3,9 @@ import type { InjectionToken } from "tsyringe";
 import { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.js";
 import { WalletProperties, walletInitMigration } from "./persistence/wallet-properties.js";
 import { lifecycleRoutes } from "./routes/lifecycle-routes.js";
+import { paymentRoutes } from "./routes/payment-routes.js";
+import { SendDestinations, SendDestinationsService } from "./send/send-destinations.js";
+import { BalanceContributors, BalanceContributorsService } from "./balance/balance-contributors.js";
 
 /** The wallet lifecycle (create/open/delete, creation checks). */
 export const WalletLifecycleService = defineService<WalletLifecycle>("wallet.lifecycle");
@@ -12,13 +15,15 @@ export const WalletLifecycleToken: InjectionToken<WalletLifecycle> = WalletLifec
 export const WalletKeysService = defineWalletService<WalletKeys>("wallet.keys");
 
 /**
- * The wallet plugin: the wallet lifecycle (create, open at startup, delete, mnemonic) and the
- * wallet's identity table. Other wallet routes arrive with the rail plugins.
+ * The wallet plugin: the wallet lifecycle (create, open at startup, delete, mnemonic), the
+ * wallet's identity table, and the wallet-wide operations the rails extend: `POST /wallet/send`
+ * (rails claim destination kinds through {@link SendDestinationsService}) and
+ * `GET /wallet/balance` (rails contribute fields through {@link BalanceContributorsService}).
  */
 export const walletPlugin = definePlugin({
   name: "wallet",
   version: "0.1.0",
-  provides: [WalletLifecycleService, WalletKeysService],
+  provides: [WalletLifecycleService, WalletKeysService, SendDestinationsService, BalanceContributorsService],
   register(ctx) {
     const lifecycle = new WalletLifecycle(
       ctx.container.resolve(DaemonConfigToken),
@@ -36,7 +41,12 @@ export const walletPlugin = definePlugin({
     });
     ctx.entities(WalletProperties);
     ctx.migrations(walletInitMigration);
-    for (const r of lifecycleRoutes(lifecycle, ctx.container.resolve(WalletSession))) ctx.route(r);
+    const send = new SendDestinations();
+    const balance = new BalanceContributors();
+    ctx.provide(SendDestinationsService, send);
+    ctx.provide(BalanceContributorsService, balance);
+    const session = ctx.container.resolve(WalletSession);
+    for (const r of [...lifecycleRoutes(lifecycle, session), ...paymentRoutes(send, balance, session)]) ctx.route(r);
     ctx.onStart(() => lifecycle.startup());
     ctx.onStop(() => lifecycle.shutdown());
   },

@@ -14,6 +14,8 @@ import type { WalletService, WalletServiceProvider } from "../services/wallet-sc
  * exposed through typed tokens), its configuration, and the registries it contributes to.
  */
 export interface PluginContext {
+  /** The registering plugin's name (extension points record who contributed what). */
+  readonly name: string;
   readonly container: DependencyContainer;
   readonly config: DaemonConfig;
   /** This plugin's section of the daemon configuration (`plugins.<name>`), `{}` when absent. */

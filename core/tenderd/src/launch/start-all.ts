@@ -23,8 +23,8 @@ import { startRecipe } from "./recipe.js";
 export const START_PORTS = { esplora: 3002, rpc: 18443, ark: 3535, arkAdmin: 3536, daemon: 3000 } as const;
 /** Plugins the launched daemon runs (the Ark rail and boards on top of the defaults). */
 export const START_PLUGINS = [
-  "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-bitcoin",
-  "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
+  "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-chain",
+  "@tender/plugin-fees", "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
 ];
 const MATURE_HEIGHT = 101;
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "..");

@@ -1,6 +1,6 @@
 import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
-import { WalletLifecycleToken } from "@tender/plugin-wallet";
+import { BalanceContributorsService, SendDestinationsService, WalletLifecycleToken } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
 import type { ArkWallet, ArkWalletSettings } from "./ark-wallet.js";
 import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
@@ -11,7 +11,7 @@ import { ArkKeys } from "./keys/ark-keys.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, arkInitMigration } from "./persistence/entities.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionToken, ArkKeysToken, PendingBoardBalanceToken, VtxoStoreToken } from "./tokens.js";
+import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./tokens.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings under `pluginConfig.ark`. */
@@ -33,7 +33,8 @@ interface ArkPluginConfig {
 export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
-  dependencies: ["wallet", "bitcoin", "history"],
+  dependencies: ["wallet", "chain", "history"],
+  consumes: [SendDestinationsService, BalanceContributorsService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ArkPluginConfig;
     const db = ctx.container.resolve(Database);
@@ -130,8 +131,13 @@ export const arkPlugin = definePlugin({
       },
     });
 
-    const pendingBoards = () => (ctx.container.isRegistered(PendingBoardBalanceToken) ? ctx.container.resolve(PendingBoardBalanceToken)() : Promise.resolve(0n));
-    for (const r of walletRoutes({ wallet, sender, mailbox, syncAll, pendingBoardSat: pendingBoards })) ctx.route(r);
+    // the Ark rail pays Ark addresses sent to through `POST /wallet/send`, and owns `spendable_sat`
+    ctx.get(SendDestinationsService).claim("ark", ctx.name, async (d) => {
+      await sender.send({ kind: "ark", address: d.value, decoded: decodeArkAddress(d.value) }, d.amountSat!);
+      return {};
+    });
+    ctx.get(BalanceContributorsService).contribute("spendable_sat", ctx.name, async () => (await vtxos.balance()).spendableSat);
+    for (const r of walletRoutes({ wallet, mailbox, syncAll })) ctx.route(r);
   },
 });
 

@@ -10,8 +10,3 @@ export const ArkKeysToken: InjectionToken<ArkKeys> = Symbol.for("tender.ark.ArkK
 /** DI token of the wallet's VTXO store (states, locks, balance sums). */
 export const VtxoStoreToken: InjectionToken<VtxoStore> = Symbol.for("tender.ark.VtxoStore");
 
-/**
- * Optional: the boards plugin registers here the sats of its pending boards, so
- * `GET /wallet/balance` can report `pending_board_sat`. Without it the bucket is 0.
- */
-export const PendingBoardBalanceToken: InjectionToken<() => Promise<bigint>> = Symbol.for("tender.ark.PendingBoardBalance");

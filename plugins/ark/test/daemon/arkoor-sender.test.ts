@@ -5,7 +5,6 @@ import { arkId, decodeArkAddress, encodeArkAddress, vtxoIdString, walletArkAddre
 import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
 import type { ArkoorSendState } from "../../src/daemon/arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "../../src/daemon/arkoor/arkoor-sender.js";
-import { classifySendDestination } from "../../src/daemon/arkoor/destination.js";
 import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
@@ -42,7 +41,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
   });
   afterEach(() => db.close());
 
-  const pay = (amount: number, address = recipientAddress()) => sender.send(classifySendDestination(address, amount, null, "regtest"), amount);
+  const pay = (amount: number, address = recipientAddress()) => sender.send({ kind: "ark", address, decoded: decodeArkAddress(address) }, amount);
 
   it("splits change larger than the payment into change_vtxo_split_factor pieces on fresh keys", async () => {
     await store.add(boardOf(100_000n));
@@ -98,30 +97,5 @@ describe("arkoor sender: destination checks, input selection and the change spli
     expect((e3 as Error).message).to.equal("Ark address is for different network");
     expect(started).to.deep.equal([]);
     expect(keys.peekVtxoKey(0)).to.equal(undefined); // no change key was reserved
-  });
-});
-
-describe("send destination classification (rest-api §3.1 send)", () => {
-  const classify = (d: string, amount: number | null = 1_000, comment: string | null = null) => {
-    try {
-      return classifySendDestination(d, amount, comment, "regtest").kind;
-    } catch (e) {
-      return `${(e as { status: number }).status} ${(e as Error).message}`;
-    }
-  };
-
-  it("takes Ark addresses, and requires their amount (500 amount missing)", () => {
-    expect(classify(recipientAddress())).to.equal("ark");
-    expect(classify(recipientAddress(), null)).to.equal("500 amount missing");
-  });
-
-  it("answers barkd's errors for the destinations it cannot pay", () => {
-    expect(classify("bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080")).to.equal("500 offboards are temporarily disabled");
-    expect(classify("bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", null)).to.equal("500 amount missing");
-    expect(classify("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4")).to.match(/^500 address .* is not valid for configured network regtest$/);
-    expect(classify("satoshi@example.com", null)).to.equal("400 bad request: amount is required for Lightning addresses");
-    expect(classify("lnurl1dp68gurn8ghj7um9wfmxjcm99e3k7mf0v9cxj0m385ekvcenxc6r2c35xvukxefcv5mkvv34x5ekzd3ev56nyd3hxqurzepexejxxepnxscrvwfnv9nxzcn9xq6xyefhvgcxxcmyxymnserxfq5fns", null)).to.equal("400 bad request: amount is required for LNURL");
-    expect(classify("lnbcrt1u1pjexample", null, "hi")).to.equal("400 comment is not supported for BOLT-11 invoices");
-    expect(classify("hello")).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
   });
 });

@@ -40,3 +40,17 @@ export const WalletExistsResponseSchema = z.object({ fingerprint: z.string().nul
 export const WalletDeleteRequestSchema = z.object({ dangerous: z.boolean(), fingerprint: z.string() }).openapi("WalletDeleteRequest");
 export const WalletDeleteResponseSchema = z.object({ deleted: z.boolean(), message: z.string() }).openapi("WalletDeleteResponse");
 export const MnemonicResponseSchema = z.object({ mnemonic: z.string() }).openapi("MnemonicResponse");
+
+const u64 = () => z.number().int().nonnegative();
+
+/** barkd's `SendRequest`. */
+export const SendRequestSchema = z.object({
+  destination: z.string(), amount_sat: u64().nullable().optional(), comment: z.string().nullable().optional(),
+}).openapi("SendRequest");
+/** barkd's `SendResponse` (`payment_hash` only for Lightning). */
+export const SendResponseSchema = z.object({ message: z.string(), payment_hash: z.string().nullable().optional() }).openapi("SendResponse");
+/** barkd's `Balance` (`pending_exit_sat` omitted when unknown). */
+export const BalanceSchema = z.object({
+  spendable_sat: u64(), pending_lightning_send_sat: u64(), claimable_lightning_receive_sat: u64(), pending_in_round_sat: u64(),
+  pending_board_sat: u64(), pending_exit_sat: u64().optional(),
+}).openapi("Balance");

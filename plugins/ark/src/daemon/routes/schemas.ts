@@ -26,10 +26,6 @@ export const ArkInfoSchema = z.object({
 export const ConnectedResponseSchema = z.object({ connected: z.boolean() }).openapi("ConnectedResponse");
 export const NextRoundStartSchema = z.object({ start_time: z.string() }).openapi("NextRoundStart");
 export const ArkAddressResponseSchema = z.object({ address: z.string() }).openapi("ArkAddressResponse");
-export const BalanceSchema = z.object({
-  spendable_sat: u64(), pending_lightning_send_sat: u64(), claimable_lightning_receive_sat: u64(), pending_in_round_sat: u64(),
-  pending_board_sat: u64(), pending_exit_sat: u64().optional(),
-}).openapi("Balance");
 
 const VtxoState = z.union([
   z.object({ type: z.enum(["spendable", "spent", "exited"]) }),
@@ -43,8 +39,4 @@ export const WalletVtxoInfoSchema = z.object({
 
 export const EncodedVtxoResponseSchema = z.object({ encoded: z.string() }).openapi("EncodedVtxoResponse");
 export const ImportVtxoRequestSchema = z.object({ vtxos: z.array(z.string()) }).openapi("ImportVtxoRequest");
-export const SendRequestSchema = z.object({
-  destination: z.string(), amount_sat: u64().nullable().optional(), comment: z.string().nullable().optional(),
-}).openapi("SendRequest");
-export const SendResponseSchema = z.object({ message: z.string(), payment_hash: z.string().nullable().optional() }).openapi("SendResponse");
 export const MailboxSyncResponseSchema = z.object({ checkpoint: u64() }).openapi("MailboxSyncResponse");

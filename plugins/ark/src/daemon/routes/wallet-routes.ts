@@ -4,15 +4,13 @@ import type { ArkWallet } from "../ark-wallet.js";
 import { arkInfoJson } from "../connection/ark-info-json.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { readPinnedKeys } from "../connection/server-pins.js";
-import type { ArkoorSender } from "../arkoor/arkoor-sender.js";
-import { classifySendDestination } from "../arkoor/destination.js";
 import type { MailboxSync } from "../mailbox/mailbox-sync.js";
 import { importVtxos } from "../vtxos/vtxo-import.js";
 import { walletVtxoInfo } from "../vtxos/vtxo-json.js";
 import {
-  ArkAddressResponseSchema, ArkInfoSchema, BadRequestErrorSchema, BalanceSchema, ConnectedResponseSchema, EncodedVtxoResponseSchema,
+  ArkAddressResponseSchema, ArkInfoSchema, BadRequestErrorSchema, ConnectedResponseSchema, EncodedVtxoResponseSchema,
   ImportVtxoRequestSchema, InternalServerErrorSchema, MailboxSyncResponseSchema, NextRoundStartSchema, NotFoundErrorSchema,
-  SendRequestSchema, SendResponseSchema, WalletVtxoInfoSchema,
+  WalletVtxoInfoSchema,
 } from "./schemas.js";
 
 const tag = "wallet";
@@ -23,12 +21,9 @@ const e500 = { description: "Internal server error", schema: InternalServerError
 /** What the wallet routes drive besides the stores. */
 export interface WalletRouteDeps {
   wallet: ArkWallet;
-  sender: ArkoorSender;
   mailbox: MailboxSync;
   /** `POST /wallet/sync`: everything this plugin syncs (errors only logged). */
   syncAll: () => Promise<void>;
-  /** Sats of pending boards (the boards plugin reports them; 0 without it). */
-  pendingBoardSat: () => Promise<bigint>;
 }
 
 function parseVtxoId(raw: string): string {
@@ -40,7 +35,7 @@ function parseVtxoId(raw: string): string {
   }
 }
 
-/** The Ark routes under `/api/v1/wallet` (rest-api §3.1). */
+/** The Ark routes under `/api/v1/wallet` (payments and the balance go through the wallet plugin's extension points). */
 export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
   const { wallet: w } = d;
   // Addresses need only the server's two keys: the pinned ones let them derive while the server is down.
@@ -99,17 +94,6 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       },
     },
     {
-      method: "get", path: "/api/v1/wallet/balance", operationId: "balance", tag, requiresWallet: true,
-      responses: { 200: { description: "The off-chain balance", schema: BalanceSchema }, 500: e500 },
-      handler: async () => {
-        const b = await w.vtxos.balance();
-        return {
-          spendable_sat: Number(b.spendableSat), pending_lightning_send_sat: 0, claimable_lightning_receive_sat: 0,
-          pending_in_round_sat: 0, pending_board_sat: Number(await d.pendingBoardSat()), pending_exit_sat: 0,
-        };
-      },
-    },
-    {
       method: "get", path: "/api/v1/wallet/vtxos", operationId: "vtxos", tag, requiresWallet: true,
       query: z.object({ all: queryBool().optional() }),
       responses: { 200: { description: "The wallet's VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 500: e500 },
@@ -131,15 +115,6 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       method: "post", path: "/api/v1/wallet/import-vtxo", operationId: "import_vtxo", tag, requiresWallet: true, body: ImportVtxoRequestSchema,
       responses: { 200: { description: "The imported VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 400: e400, 500: e500 },
       handler: async ({ body }) => (await importVtxos(w, body.vtxos)).map(walletVtxoInfo),
-    },
-    {
-      method: "post", path: "/api/v1/wallet/send", operationId: "send", tag, requiresWallet: true, body: SendRequestSchema,
-      responses: { 200: { description: "Payment sent", schema: SendResponseSchema }, 400: e400, 500: e500 },
-      handler: async ({ body }) => {
-        const dest = classifySendDestination(body.destination, body.amount_sat, body.comment, w.settings().network);
-        await d.sender.send(dest, body.amount_sat!);
-        return { message: "Payment sent successfully" };
-      },
     },
     {
       method: "post", path: "/api/v1/wallet/sync", operationId: "sync", tag, requiresWallet: true,

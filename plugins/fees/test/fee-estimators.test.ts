@@ -1,0 +1,27 @@
+import { expect } from "chai";
+import type { RouteDefinition } from "@tender/core";
+import { FeeEstimators } from "../src/index.js";
+
+const call = (r: RouteDefinition, query: unknown) => r.handler({ params: {}, query, body: undefined, req: undefined as never, res: undefined as never });
+
+describe("fee estimators (the fees plugin's extension point)", () => {
+  it("turns a rail's amount estimate into barkd's GET /api/v1/fees/<path> route, net never below 0", async () => {
+    const routes: RouteDefinition[] = [];
+    const fees = new FeeEstimators((r) => routes.push(r));
+    fees.addAmountEstimate({ path: "board", operationId: "board_fee", summary: "Estimate board fee",
+      estimate: async (amountSat) => ({ grossSat: amountSat, feeSat: 400n, netSat: amountSat - 400n, vtxosSpent: [] }) });
+    expect(routes.map((r) => [r.method, r.path, r.operationId, r.tag, r.requiresWallet])).to.deep.equal([["get", "/api/v1/fees/board", "board_fee", "fees", true]]);
+    expect(routes[0]!.query!.parse({ amount_sat: "1000" })).to.deep.equal({ amount_sat: 1000n });
+    expect(() => routes[0]!.query!.parse({ amount_sat: "-1" })).to.throw();
+    expect(await call(routes[0]!, { amount_sat: 10_000n })).to.deep.equal({ gross_amount_sat: 10_000, fee_sat: 400, net_amount_sat: 9_600, vtxos_spent: [] });
+    expect(await call(routes[0]!, { amount_sat: 100n })).to.deep.equal({ gross_amount_sat: 100, fee_sat: 400, net_amount_sat: 0, vtxos_spent: [] });
+  });
+
+  it("refuses a second estimate for the same path, and a path outside /api/v1/fees/", () => {
+    const fees = new FeeEstimators(() => undefined);
+    const e = { path: "board", operationId: "board_fee", summary: "s", estimate: async () => ({ grossSat: 0n, feeSat: 0n, netSat: 0n, vtxosSpent: [] }) };
+    fees.addAmountEstimate(e);
+    expect(() => fees.addAmountEstimate({ ...e, operationId: "other" })).to.throw("the fee estimate board is already contributed");
+    expect(() => fees.addAmountEstimate({ ...e, path: "../wallet/send" })).to.throw("is not a lower-case path below /api/v1/fees/");
+  });
+});

@@ -1,0 +1,132 @@
+import { BadRequestError, InternalServerError } from "@tender/core";
+import { decodeArkAddress } from "@tender/ark-protocol";
+import { bech32m } from "@scure/base";
+import { address as btcAddress, networks, type Network as BtcNetwork } from "bitcoinjs-lib";
+
+/**
+ * The kinds of `POST /api/v1/wallet/send` destination. Each is paid by the rail plugin that
+ * claims it; an unclaimed kind answers the error barkd gives when it does not pay that kind.
+ */
+export const DESTINATION_KINDS = ["ark", "bolt11", "bolt12", "lightning-address", "lnurl", "bitcoin-address", "bip321"] as const;
+export type DestinationKind = (typeof DESTINATION_KINDS)[number];
+
+/** barkd's texts for the destinations `send` refuses. */
+export const SEND_ERRORS = {
+  notADestination: "Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses",
+  differentServer: "Ark address is for different server",
+  amountMissing: "amount missing",
+  offboardsDisabled: "offboards are temporarily disabled",
+  bolt11Comment: "comment is not supported for BOLT-11 invoices",
+  bolt12Comment: "comment is not supported for BOLT-12 offers",
+  lnAddressAmount: "bad request: amount is required for Lightning addresses",
+  lnurlAmount: "bad request: amount is required for LNURL",
+  lightningUnavailable: "Lightning payments are not available in this daemon",
+  arkUnavailable: "Ark payments are not available in this daemon",
+} as const;
+
+/** A `send` request whose destination was recognized and passed the rules of its kind. */
+export interface SendDestination {
+  readonly kind: DestinationKind;
+  /** The destination as given, trimmed (a `lightning:` prefix removed for Lightning kinds). */
+  readonly value: string;
+  /** Sats; `undefined` when the request has none (allowed for BOLT11/BOLT12, which may carry the amount). */
+  readonly amountSat: number | undefined;
+  readonly comment: string | undefined;
+  /** The loaded wallet's network (`mainnet`, `signet`, `mutinynet`, `regtest`). */
+  readonly walletNetwork: string;
+}
+
+/** The error barkd answers for a kind no loaded rail pays. */
+export function unclaimedKindError(kind: DestinationKind): Error {
+  switch (kind) {
+    case "ark": return new InternalServerError(SEND_ERRORS.arkUnavailable);
+    case "bitcoin-address": return new InternalServerError(SEND_ERRORS.offboardsDisabled);
+    case "bip321": return new BadRequestError(SEND_ERRORS.notADestination);
+    default: return new InternalServerError(SEND_ERRORS.lightningUnavailable);
+  }
+}
+
+function btcNetworkOf(walletNetwork: string): BtcNetwork {
+  return walletNetwork === "mainnet" ? networks.bitcoin : walletNetwork === "regtest" ? networks.regtest : networks.testnet;
+}
+
+function isBitcoinAddressAnyNetwork(s: string): boolean {
+  return [networks.bitcoin, networks.testnet, networks.regtest].some((n) => {
+    try {
+      btcAddress.toOutputScript(s, n);
+      return true;
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** A bech32m string with an Ark HRP that our decoder refuses: the foreign (Arkade) format. */
+function isForeignArkAddress(s: string): boolean {
+  const lower = s.toLowerCase();
+  if (!lower.startsWith("ark1") && !lower.startsWith("tark1")) return false;
+  try {
+    bech32m.decode(lower as `${string}1${string}`, 1023);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const BOLT11 = /^ln(bc|tb|bcrt|tbs|sb)[0-9]*[munp]?1[02-9ac-hj-np-z]+$/;
+const BOLT12_OFFER = /^lno1[02-9ac-hj-np-z]+$/;
+const LIGHTNING_ADDRESS = /^[a-z0-9\-_.+]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
+const LNURL = /^lnurl1[02-9ac-hj-np-z]+$/;
+
+/**
+ * Recognizes a `send` destination in barkd's order — Ark address of this protocol, foreign Ark
+ * address, BOLT11, BOLT12 offer, Lightning address, LNURL, bitcoin address, BIP-321 URI — and
+ * applies the request rules of its kind (amount and comment), throwing barkd's error for each.
+ * Anything else is 400 "not a valid destination".
+ */
+export function classifyDestination(raw: string, amountSat: number | null | undefined, comment: string | null | undefined, walletNetwork: string): SendDestination {
+  const s = raw.trim();
+  const dest = (kind: DestinationKind, value: string): SendDestination => ({
+    kind, value, amountSat: amountSat ?? undefined, comment: comment ?? undefined, walletNetwork,
+  });
+  let isArk = false;
+  try {
+    decodeArkAddress(s);
+    isArk = true;
+  } catch {
+    /* not one of ours */
+  }
+  if (isArk) {
+    if (amountSat == null) throw new InternalServerError(SEND_ERRORS.amountMissing);
+    return dest("ark", s);
+  }
+  if (isForeignArkAddress(s)) throw new BadRequestError(SEND_ERRORS.differentServer);
+  const lower = s.toLowerCase().replace(/^lightning:/, "");
+  if (BOLT11.test(lower)) {
+    if (comment != null) throw new BadRequestError(SEND_ERRORS.bolt11Comment);
+    return dest("bolt11", lower);
+  }
+  if (BOLT12_OFFER.test(lower)) {
+    if (comment != null) throw new BadRequestError(SEND_ERRORS.bolt12Comment);
+    return dest("bolt12", lower);
+  }
+  if (LIGHTNING_ADDRESS.test(s)) {
+    if (amountSat == null) throw new BadRequestError(SEND_ERRORS.lnAddressAmount);
+    return dest("lightning-address", s);
+  }
+  if (LNURL.test(lower)) {
+    if (amountSat == null) throw new BadRequestError(SEND_ERRORS.lnurlAmount);
+    return dest("lnurl", lower);
+  }
+  if (isBitcoinAddressAnyNetwork(s)) {
+    try {
+      btcAddress.toOutputScript(s, btcNetworkOf(walletNetwork));
+    } catch {
+      throw new InternalServerError(`address ${s} is not valid for configured network ${walletNetwork}`);
+    }
+    if (amountSat == null) throw new InternalServerError(SEND_ERRORS.amountMissing);
+    return dest("bitcoin-address", s);
+  }
+  if (/^bitcoin:/i.test(s)) return dest("bip321", s);
+  throw new BadRequestError(SEND_ERRORS.notADestination);
+}
