@@ -1,0 +1,68 @@
+import type { ArkSession, PinnedServerKeys } from "./ark-info.js";
+import type { ArkoorCosignPart, ArkoorCosignResponse, BoardCosignRequest, BoardCosignResponse } from "./cosign-requests.js";
+import type { MailboxPage, MailboxReadRequest, MailboxSubscription, MailboxSubscriptionRequest, RecoveryIdsPost } from "./mailbox-messages.js";
+
+/**
+ * A wallet's connection to its Ark server: what the daemon asks of the server, in plain data.
+ * Every call connects first when needed (handshake, protocol version, Ark info with its checks,
+ * the pinned keys compared); failures are the errors of `./errors.js`.
+ */
+export interface ArkServer {
+  /** Whether the last connection attempt, heartbeat or call found the server reachable and valid. */
+  readonly connected: boolean;
+  /** The live session, without connecting; `undefined` while not connected. */
+  readonly session: ArkSession | undefined;
+  /** The live session, connecting first if needed (concurrent callers share one attempt). */
+  connect(): Promise<ArkSession>;
+  /** Checks the connection now (bark's `check_connection`), reconnecting if it was lost. Never throws; returns {@link connected}. */
+  heartbeat(): Promise<boolean>;
+  /** Unix time (seconds) of the next scheduled round. */
+  nextRoundTime(): Promise<number>;
+  /** Registers the transaction chains of full VTXOs with the server (idempotent). */
+  registerVtxoTransactions(vtxos: readonly Uint8Array[]): Promise<void>;
+  /** Asks the server to co-sign an arkoor package; one response per part, in order. */
+  requestArkoorCosign(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]>;
+  /** Delivers arkoor VTXOs to the mailbox behind a blinded id (from the recipient's Ark address). */
+  postArkoorMessage(blindedId: Uint8Array, vtxos: readonly Uint8Array[]): Promise<void>;
+  /** One page of a mailbox after a checkpoint. */
+  readMailbox(request: MailboxReadRequest): Promise<MailboxPage>;
+  /** Streams a mailbox from a checkpoint, resuming after drops until stopped (or it gives up). */
+  subscribeMailbox(request: MailboxSubscriptionRequest): MailboxSubscription;
+  /** Backs VTXO ids up in a recovery mailbox. */
+  postRecoveryVtxoIds(post: RecoveryIdsPost): Promise<void>;
+  /** Asks the server to co-sign a board's exit transaction. */
+  requestBoardCosign(request: BoardCosignRequest): Promise<BoardCosignResponse>;
+  /** Registers a board VTXO once its funding transaction has the confirmations the server requires (idempotent). */
+  registerBoardVtxo(vtxo: Uint8Array): Promise<void>;
+  /** Closes the connection and ends its subscriptions; later calls fail with `ArkClientClosedError`. */
+  close(): void;
+}
+
+/** Where a connection's log lines go (the kernel's logger fits). */
+export interface ArkServerLogger {
+  debug(msg: string): void;
+  info(msg: string): void;
+  warn(msg: string): void;
+}
+
+/** What a connection to a wallet's Ark server is opened with. */
+export interface ArkServerOptions {
+  /** The server's address from the wallet configuration (`http://…` plaintext, `https://…` TLS; no scheme means https). */
+  readonly url: string;
+  /**
+   * The wallet's network (`mainnet`, `signet`, `mutinynet`, `regtest`): the server must announce
+   * the matching bitcoin network (`bitcoin`, `signet`, `signet`, `regtest`).
+   */
+  readonly network: string;
+  /** The keys the wallet pinned; absent = pin whatever the first successful connection presents. */
+  readonly pinnedKeys?: PinnedServerKeys;
+  /** Called once when a first connection pins the keys, to persist them; awaited before that connection is used. */
+  readonly onKeysPinned?: (keys: PinnedServerKeys) => void | Promise<void>;
+  readonly logger?: ArkServerLogger;
+}
+
+/** Opens connections to Ark servers. The daemon binary provides one (gRPC); tests provide fakes. */
+export interface ArkServerConnector {
+  /** A connection to the server at `options.url`; nothing is sent until the first call or {@link ArkServer.connect}. */
+  open(options: ArkServerOptions): ArkServer;
+}
