@@ -1,6 +1,8 @@
 import { Database, WalletNotificationRaised, definePlugin, z } from "@tender/core";
 import { MovementStoreToken } from "@tender/plugin-history";
+import { BalanceContributorsService, SendDestinationsService } from "@tender/plugin-wallet";
 import { ExampleNote, exampleNoteMigration } from "./example-note.js";
+import { registerVoucherRail } from "./voucher-rail.js";
 
 /** A sample `Movement` (rest-api.md §4.9) announced by the example plugin; real ones come from the rails. */
 export function sampleMovement(id: number): Record<string, unknown> {
@@ -16,13 +18,16 @@ export function sampleMovement(id: number): Record<string, unknown> {
 
 /**
  * The example plugin of `docs/plugins.md`, loaded by the end-to-end tests. It shows every kind of
- * contribution: routes with schemas, an entity with its migration, a background task and events.
+ * contribution: routes with schemas, an entity with its migration, a background task, events, and
+ * a rail on the wallet's extension points (a send destination kind of its own and a balance field).
  */
 export const examplePlugin = definePlugin({
   name: "example",
   version: "0.1.0",
   dependencies: ["wallet", "notifications", "history"],
+  consumes: [SendDestinationsService, BalanceContributorsService],
   register(ctx) {
+    registerVoucherRail(ctx);
     const db = ctx.container.resolve(Database);
     let ticks = 0;
     let nextMovementId = 1;

@@ -28,7 +28,7 @@ export function paymentRoutes(send: SendDestinations, balance: BalanceContributo
       responses: { 200: { description: "Payment sent", schema: SendResponseSchema }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const network = session.current?.network ?? "regtest";
-        const outcome = await send.pay(classifyDestination(body.destination, body.amount_sat, body.comment, network));
+        const outcome = await send.pay(classifyDestination(body.destination, body.amount_sat, body.comment, network, (d) => send.recognizeAdded(d)));
         return { message: "Payment sent successfully", ...(outcome.paymentHash ? { payment_hash: outcome.paymentHash } : {}) };
       },
     },

@@ -26,7 +26,8 @@ export const SEND_ERRORS = {
 
 /** A `send` request whose destination was recognized and passed the rules of its kind. */
 export interface SendDestination {
-  readonly kind: DestinationKind;
+  /** One of {@link DESTINATION_KINDS}, or a kind a plugin added (see `SendDestinations.addKind`). */
+  readonly kind: DestinationKind | (string & {});
   /** The destination as given, trimmed (a `lightning:` prefix removed for Lightning kinds). */
   readonly value: string;
   /** Sats; `undefined` when the request has none (allowed for BOLT11/BOLT12, which may carry the amount). */
@@ -37,12 +38,13 @@ export interface SendDestination {
 }
 
 /** The error barkd answers for a kind no loaded rail pays. */
-export function unclaimedKindError(kind: DestinationKind): Error {
+export function unclaimedKindError(kind: DestinationKind | (string & {})): Error {
   switch (kind) {
     case "ark": return new InternalServerError(SEND_ERRORS.arkUnavailable);
     case "bitcoin-address": return new InternalServerError(SEND_ERRORS.offboardsDisabled);
     case "bip321": return new BadRequestError(SEND_ERRORS.notADestination);
-    default: return new InternalServerError(SEND_ERRORS.lightningUnavailable);
+    case "bolt11": case "bolt12": case "lightning-address": case "lnurl": return new InternalServerError(SEND_ERRORS.lightningUnavailable);
+    default: return new BadRequestError(SEND_ERRORS.notADestination);
   }
 }
 
@@ -82,11 +84,15 @@ const LNURL = /^lnurl1[02-9ac-hj-np-z]+$/;
  * Recognizes a `send` destination in barkd's order — Ark address of this protocol, foreign Ark
  * address, BOLT11, BOLT12 offer, Lightning address, LNURL, bitcoin address, BIP-321 URI — and
  * applies the request rules of its kind (amount and comment), throwing barkd's error for each.
- * Anything else is 400 "not a valid destination".
+ * Then the kinds plugins added (`recognizeAdded`, answering the kind or `undefined`); anything
+ * else is 400 "not a valid destination".
  */
-export function classifyDestination(raw: string, amountSat: number | null | undefined, comment: string | null | undefined, walletNetwork: string): SendDestination {
+export function classifyDestination(
+  raw: string, amountSat: number | null | undefined, comment: string | null | undefined, walletNetwork: string,
+  recognizeAdded: (destination: string) => string | undefined = () => undefined,
+): SendDestination {
   const s = raw.trim();
-  const dest = (kind: DestinationKind, value: string): SendDestination => ({
+  const dest = (kind: SendDestination["kind"], value: string): SendDestination => ({
     kind, value, amountSat: amountSat ?? undefined, comment: comment ?? undefined, walletNetwork,
   });
   let isArk = false;
@@ -128,5 +134,7 @@ export function classifyDestination(raw: string, amountSat: number | null | unde
     return dest("bitcoin-address", s);
   }
   if (/^bitcoin:/i.test(s)) return dest("bip321", s);
+  const added = recognizeAdded(s);
+  if (added !== undefined) return dest(added, s);
   throw new BadRequestError(SEND_ERRORS.notADestination);
 }

@@ -16,18 +16,38 @@ export type DestinationPayer = (destination: SendDestination) => Promise<SendOut
  * claimant (a second claim is an error at start-up naming both plugins).
  */
 export class SendDestinations {
-  private readonly payers = new Map<DestinationKind, { plugin: string; pay: DestinationPayer }>();
+  private readonly payers = new Map<string, { plugin: string; pay: DestinationPayer }>();
+  private readonly added = new Map<string, { plugin: string; recognize: (destination: string) => boolean }>();
 
-  /** `plugin` pays destinations of `kind`. */
-  claim(kind: DestinationKind, plugin: string, pay: DestinationPayer): void {
-    if (!DESTINATION_KINDS.includes(kind)) throw new Error(`plugin ${plugin} claims the unknown send destination kind ${kind}`);
+  /**
+   * `plugin` adds a destination kind of its own, recognized by `recognize` (given the trimmed
+   * destination) when none of barkd's kinds matched. It still has to {@link claim} it.
+   */
+  addKind(kind: string, plugin: string, recognize: (destination: string) => boolean): void {
+    if ((DESTINATION_KINDS as readonly string[]).includes(kind)) throw new Error(`plugin ${plugin} adds the send destination kind ${kind}, which is built in`);
+    const prior = this.added.get(kind);
+    if (prior) throw new Error(`the send destination kind ${kind} is added by both plugin ${prior.plugin} and plugin ${plugin}`);
+    this.added.set(kind, { plugin, recognize });
+  }
+
+  /** The added kind `destination` is of, if any (in the order the kinds were added). */
+  recognizeAdded(destination: string): string | undefined {
+    for (const [kind, k] of this.added) if (k.recognize(destination)) return kind;
+    return undefined;
+  }
+
+  /** `plugin` pays destinations of `kind` (built in, or added with {@link addKind}). */
+  claim(kind: DestinationKind | (string & {}), plugin: string, pay: DestinationPayer): void {
+    if (!(DESTINATION_KINDS as readonly string[]).includes(kind) && !this.added.has(kind)) {
+      throw new Error(`plugin ${plugin} claims the unknown send destination kind ${kind}`);
+    }
     const prior = this.payers.get(kind);
     if (prior) throw new Error(`send destinations of kind ${kind} are claimed by both plugin ${prior.plugin} and plugin ${plugin}`);
     this.payers.set(kind, { plugin, pay });
   }
 
   /** The plugin paying `kind`, if any. */
-  claimant(kind: DestinationKind): string | undefined {
+  claimant(kind: string): string | undefined {
     return this.payers.get(kind)?.plugin;
   }
 
