@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import {
-  AsyncLock, EventBus, NoWalletError, PluginGraphError, WalletScope, WalletSession, createLogger, defineService, defineWalletService,
-  orderPlugins, type TenderPlugin,
+  AsyncLock, EventBus, Kernel, NoWalletError, PluginGraphError, WalletScope, WalletSession, createLogger, defineService, defineWalletService,
+  hostService, orderPlugins, type DaemonConfig, type HostService, type TenderPlugin,
 } from "../src/index.js";
 
 const quiet = createLogger({ terminalLevel: "off" });
@@ -105,5 +105,47 @@ describe("AsyncLock", () => {
     await failing.catch(() => undefined);
     expect(await last).to.equal(3);
     expect(seen).to.deep.equal(["a start", "a end", "b", "c"]);
+  });
+});
+
+describe("kernel: services in register()", () => {
+  const config = (): DaemonConfig => ({
+    datadir: "/nonexistent", port: 0, host: "127.0.0.1", allowedOrigins: [], exposeMnemonic: false, noAuth: false,
+    dangerouslyAllowRemoteNoAuth: false, verbose: false, quiet: true, pluginConfig: {}, databaseSchema: "tender",
+  });
+  const load = (plugins: TenderPlugin[], hostServices: HostService[] = []) =>
+    new Kernel({ config: config(), plugins, logger: quiet, authToken: undefined, hostServices }).load();
+
+  it("hands a consumer the provider's value, and a host service like any other", async () => {
+    const Clock = defineService<{ now(): number }>("test.clock");
+    let greeted = "";
+    let now = 0;
+    await load([
+      plugin("user", { consumes: [Greeter, Clock], register(ctx) { greeted = ctx.get(Greeter).greet(); now = ctx.get(Clock).now(); } }),
+      plugin("greeter", { provides: [Greeter], register(ctx) { ctx.provide(Greeter, { greet: () => "hello" }); } }),
+    ], [hostService(Clock, { now: () => 42 })]);
+    expect([greeted, now]).to.deep.equal(["hello", 42]);
+  });
+
+  it("refuses a plugin providing a service it did not declare, or declaring one it does not provide", async () => {
+    const undeclared = await load([plugin("sneaky", { register(ctx) { ctx.provide(Greeter, { greet: () => "" }); } })]).catch((e: Error) => e);
+    expect((undeclared as Error).message).to.equal("plugin sneaky provides service test.greeter without declaring it in provides");
+    const missing = await load([plugin("lazy", { provides: [Greeter] })]).catch((e: Error) => e);
+    expect((missing as Error).message).to.equal("plugin lazy declares service test.greeter in provides but did not provide it");
+  });
+
+  it("refuses a plugin asking for a service it did not declare, and answers undefined for a missing optional one", async () => {
+    const undeclared = await load([plugin("greeter", { provides: [Greeter], register(ctx) { ctx.provide(Greeter, { greet: () => "" }); } }),
+      plugin("rude", { register(ctx) { ctx.get(Greeter); } })]).catch((e: Error) => e);
+    expect((undeclared as Error).message).to.equal("plugin rude asks for service test.greeter without declaring it in consumes or optional");
+    let found: unknown = "unset";
+    await load([plugin("maybe", { optional: [Greeter], register(ctx) { found = ctx.find(Greeter); } })]);
+    expect(found).to.equal(undefined);
+  });
+
+  it("refuses a host service and a plugin providing the same service, naming both", async () => {
+    const both = await load([plugin("greeter", { provides: [Greeter], register(ctx) { ctx.provide(Greeter, { greet: () => "" }); } })],
+      [hostService(Greeter, { greet: () => "host" })]).catch((e: Error) => e);
+    expect((both as Error).message).to.equal("service test.greeter is provided by both the host and plugin greeter");
   });
 });
