@@ -1,7 +1,7 @@
 /**
- * Ark addresses (spec §8): bech32m with HRP `ark` (mainnet) or `tark` (every other network),
- * version group 1, payload = ArkId ‖ policy ‖ delivery methods; the blinded mailbox id; and the
- * checks a wallet runs before paying to an address.
+ * Ark addresses (bark's `ark::address`): bech32m with HRP `ark` (mainnet) or `tark` (every
+ * other network), version group 1, payload = ArkId ‖ policy ‖ delivery methods; the blinded
+ * mailbox id; and the checks a wallet runs before paying to an address.
  *
  * @example
  * ```ts
@@ -116,7 +116,8 @@ export function decodeArkAddress(address: string): ArkAddress {
 }
 
 /**
- * Blinded mailbox id `M + v·P_mbx` (spec §8.2): `mailboxId` = wallet mailbox pubkey,
+ * Blinded mailbox id `M + v·P_mbx` (full point addition, ECDH point not hashed; only the server,
+ * knowing the mailbox secret, can unblind): `mailboxId` = wallet mailbox pubkey,
  * `vtxoSecretKey` = secret of the address's VTXO key, `serverMailboxPubkey` from ArkInfo.
  */
 export function blindMailboxId(mailboxId: Uint8Array, serverMailboxPubkey: Uint8Array, vtxoSecretKey: Uint8Array): Uint8Array {
@@ -147,7 +148,10 @@ export interface WalletAddressParams {
   readonly vtxoSecretKey: Uint8Array;
 }
 
-/** The address bark gives out for one VTXO key (spec §8.3). */
+/**
+ * The address bark gives out for one VTXO key: `pubkey` policy, ArkId of the pinned server key,
+ * one server-mailbox delivery with the blinded mailbox id. Needs no server, so works offline.
+ */
 export function walletArkAddress(p: WalletAddressParams): ArkAddress {
   return {
     testnet: !isMainnet(p.network),
@@ -158,9 +162,9 @@ export function walletArkAddress(p: WalletAddressParams): ArkAddress {
 }
 
 /**
- * The checks before an arkoor payment (spec §8.4): network, server ("different server"),
- * `pubkey` policy, at least one delivery. Returns the deliveries this code knows how to use
- * (empty if all are unknown: the payment could then not be delivered).
+ * The checks before an arkoor payment (bark's `validate_arkoor_address`): network, server
+ * ("different server"), `pubkey` policy, at least one delivery. Returns the deliveries this
+ * code knows how to use (empty if all are unknown: the payment could then not be delivered).
  */
 export function checkArkoorAddress(addr: ArkAddress, expect: { network: Network; serverPubkey: Uint8Array }): Delivery[] {
   if (addr.testnet === isMainnet(expect.network)) throw new AddressError("different-network", "Ark address is for different network");

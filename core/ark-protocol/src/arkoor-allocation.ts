@@ -1,5 +1,5 @@
 /**
- * Amount-level arkoor package rules (core spec §10.1, §10.2, §10.6 change split): splitting
+ * Amount-level arkoor package rules (bark's `ark::arkoor::package` and `ark::arkoor`): splitting
  * outputs over inputs, per-input dust isolation, the server's output checks, and the wallet's
  * change split. Generic over the destination's policy type so the same algorithm serves the
  * wallet (real policies) and tests (labels).
@@ -66,9 +66,9 @@ function sum(values: readonly bigint[], what: string): bigint {
 }
 
 /**
- * Splits `outputs` over the inputs in order (§10.1): each input takes as much of the current
- * output as it still has; an output may continue into the next input. Totals must balance.
- * Returns one destination list per input.
+ * Splits `outputs` over the inputs in order: each input takes as much of the current output as
+ * it still has; an output may continue into the next input. Totals must balance (arkoor has no
+ * fee). Returns one destination list per input.
  */
 export function allocateArkoorOutputs<P>(inputAmounts: readonly bigint[], outputs: readonly ArkoorDestination<P>[]): ArkoorDestination<P>[][] {
   if (outputs.length === 0) throw new ArkoorError("no-outputs", "NoOutputs");
@@ -100,8 +100,9 @@ export function allocateArkoorOutputs<P>(inputAmounts: readonly bigint[], output
 }
 
 /**
- * Per-input dust isolation (§10.2, dust limit 330). In the split case the piece cut from the
- * first large-enough output keeps that output's policy and goes first among the isolated ones.
+ * Per-input dust isolation (dust limit 330): outputs below dust move to their own fan-out tx
+ * when together they reach 330, or when a piece cut from the first large-enough output tops
+ * them up to 330. That piece keeps its output's policy and goes first among the isolated ones.
  */
 export function isolateDust<P>(outputs: readonly ArkoorDestination<P>[]): IsolatedOutputs<P> {
   const copy = (d: ArkoorDestination<P>): ArkoorDestination<P> => ({ amount: d.amount, policy: d.policy });
@@ -163,9 +164,9 @@ export function checkArkoorOutputs<P>(
 export const DEFAULT_CHANGE_SPLIT_FACTOR = 2;
 
 /**
- * Change pieces (§10.6): change greater than the payment is split into `splitFactor` pieces
- * (1..3; each `change / n`, the last takes the remainder); otherwise one piece; zero change
- * gives none.
+ * Change pieces (bark's `change_vtxo_split_factor`): change greater than the payment is split
+ * into `splitFactor` pieces (1..3; each `change / n`, the last takes the remainder); otherwise
+ * one piece; zero change gives none.
  */
 export function splitChange(change: bigint, payment: bigint, splitFactor: number = DEFAULT_CHANGE_SPLIT_FACTOR): bigint[] {
   if (!Number.isInteger(splitFactor) || splitFactor < 1 || splitFactor > 3) throw new ArkoorError("invalid-amount", "change split factor must be 1..3");

@@ -1,5 +1,5 @@
 /**
- * A whole arkoor package (core spec §10.1–§10.6) and its co-signing round trip: the wallet
+ * A whole arkoor package (bark's `ark::arkoor::package`) and its co-signing round trip: the wallet
  * allocates outputs over its inputs, isolates dust per input, builds every part, sends one
  * public nonce per sighash; the server answers a nonce and a partial signature per sighash;
  * the wallet verifies each, completes the signatures and builds the new VTXOs.

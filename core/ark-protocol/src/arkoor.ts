@@ -1,5 +1,5 @@
 /**
- * Arkoor (out-of-round) package transactions (core spec §10.3, §10.4, §10.6): per input, the
+ * Arkoor (out-of-round) package transactions (bark's `ark::arkoor`, checkpoint mode): per input, the
  * checkpoint tx, one arkoor tx per normal output, the isolation fan-out tx, their sighashes and
  * MuSig2 tweaks, and the VTXOs the package creates once signed.
  *
@@ -78,7 +78,8 @@ function sumAmounts(ds: readonly ArkoorDestination<VtxoPolicy>[]): bigint {
 
 /**
  * Builds one input's transactions from its normal and isolated output lists (as the server
- * rebuilds them). Checks the part like the server (§10.2 constraints) unless `skipChecks`.
+ * rebuilds them: byte for byte, or its sighashes differ). Checks the part like the server
+ * (≤ 255 outputs per list, isolated sum ≥ 330) unless `skipChecks`.
  */
 export function buildArkoorPart(
   input: ArkoorInput,
@@ -152,7 +153,8 @@ function arkoorItem(part: ArkoorPart, tapTweak: Uint8Array, signature: Uint8Arra
 }
 
 /**
- * The VTXOs a signed part creates (§10.6), normal outputs then isolated ones. `signatures`
+ * The VTXOs a signed part creates, normal outputs then isolated ones; each keeps the input's
+ * server key, exit delta, expiry and anchor, and adds two arkoor genesis items. `signatures`
  * follows {@link ArkoorPart.signing}; null leaves a transition unsigned (for
  * `validateVtxoUnsigned` or to fill in later).
  */

@@ -1,5 +1,5 @@
 /**
- * Boarding (core spec §9): the funding output the user pays on-chain, the board exit tx the
+ * Boarding (bark's `ark::board`): the funding output the user pays on-chain, the board exit tx the
  * user and server co-sign before the funding tx is broadcast, and the checks on amount and fee.
  *
  * | Object | Definition |
@@ -130,7 +130,7 @@ export function signedBoardExitTx(board: BoardExit, signature: Uint8Array): Tran
 }
 
 /**
- * The board VTXO (§9.1): amount A − F, anchored at the funding outpoint, one `cosigned` item
+ * The board VTXO: amount A − F, anchored at the funding outpoint, one `cosigned` item
  * `[U, S]` with output index 0 and fee F; `signature` null gives the unsigned VTXO.
  */
 export function boardVtxo(board: BoardExit, signature: Uint8Array | null): Vtxo<PubkeyPolicy> {
@@ -149,7 +149,7 @@ export function boardVtxo(board: BoardExit, signature: Uint8Array | null): Vtxo<
 }
 
 /**
- * The server's registration check (§9.2 step 7, after `validateVtxo`): the VTXO is a board of
+ * The server's check at `RegisterBoardVtxo` (after `validateVtxo`): the VTXO is a board of
  * `serverPubkey` funded by `fundingTx` — one `cosigned` item, and the exit tx rebuilt from
  * amount + fee has the VTXO's id. Returns the rebuilt board; throws {@link BoardError}.
  */
@@ -169,7 +169,7 @@ export function boardFromVtxo(vtxo: Vtxo, fundingTx: Transaction, serverPubkey: 
   return board;
 }
 
-/** What the server knows when it receives `RequestBoardCosign` (core spec §9.2 step 4). */
+/** What the server knows when it receives `RequestBoardCosign` (before any funding tx is signed). */
 export interface BoardCosignRequestCheck {
   amount: bigint;
   fee: bigint;

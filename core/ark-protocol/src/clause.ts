@@ -1,6 +1,7 @@
 /**
- * Tapscript clauses of VTXO policies (spec §5.1): the five script templates, in their v1 and
- * `_v0` hash-lock variants, with the input sequence and locktime a spend needs.
+ * Tapscript clauses of VTXO policies (bark's `ark::vtxo::policy::clause`): the five script
+ * templates, in their v1 and `_v0` hash-lock variants, with the input sequence and locktime a
+ * spend needs.
  *
  * Keys in clauses are x-only. Hashes are the 32-byte SHA-256 payment/unlock hashes; the script
  * checks `OP_HASH160 <RIPEMD160(hash)>`, which matches because `hash = SHA256(preimage)`.
@@ -39,7 +40,7 @@ function hashLock(hash: Uint8Array, version: HashLockVersion): Uint8Array {
 const csv = (delta: number) => script(pushNum(delta), OP.OP_CHECKSEQUENCEVERIFY, OP.OP_DROP);
 const cltv = (height: number) => script(pushNum(height), OP.OP_CHECKLOCKTIMEVERIFY, OP.OP_DROP);
 
-/** The tapscript of a clause (spec §5.1 table). */
+/** The tapscript of a clause (v1 hash clauses check the preimage is 32 bytes, `_v0` ones do not). */
 export function clauseScript(c: Clause): Uint8Array {
   switch (c.kind) {
     case "delayed-sign":

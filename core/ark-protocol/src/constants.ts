@@ -1,7 +1,7 @@
 /**
- * Protocol constants of spec §12.1 that no other module owns. (Bounds live in `encoding.ts`,
- * dust limits in `vtxo-validate.ts`, the P2A script in `script.ts`, board and arkoor limits in
- * `board.ts` / `arkoor-allocation.ts`.)
+ * Protocol constants (from bark's `ark` and `bitcoin_ext` crates) that no other module owns.
+ * (Bounds live in `encoding.ts`, dust limits in `vtxo-validate.ts`, the P2A script in
+ * `script.ts`, board and arkoor limits in `board.ts` / `arkoor-allocation.ts`.)
  */
 
 /** Virtual size of a P2A fee-anchor output, in vbytes. */

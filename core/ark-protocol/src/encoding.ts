@@ -1,5 +1,5 @@
 /**
- * Primitive encodings of the Ark protocol (spec §2): little-endian integers, Bitcoin
+ * Primitive encodings of the Ark protocol (bark's `ark::encode`): little-endian integers, Bitcoin
  * CompactSize, outpoints, transaction outputs, and the height/delta bounds.
  *
  * Decoding goes through {@link ByteReader}, which checks every read against the remaining
@@ -18,13 +18,13 @@ import { ProtocolDecodeError } from "./errors.js";
 /** An amount of satoshis (u64 on the wire). */
 export type Sats = bigint;
 
-/** Largest relative block delta a decoder accepts (`MAX_BLOCK_DELTA`, spec §2). */
+/** Largest relative block delta a decoder accepts (bark's `MAX_BLOCK_DELTA`: four sum to a u16). */
 export const MAX_BLOCK_DELTA = 16383;
-/** Largest absolute block height a decoder accepts (`MAX_BLOCK_HEIGHT`, spec §2). */
+/** Largest block height a decoder accepts (bark's `MAX_BLOCK_HEIGHT`; plus four deltas, a locktime). */
 export const MAX_BLOCK_HEIGHT = 499_934_467;
-/** Largest scriptPubKey accepted inside protocol encodings (spec §2). */
+/** Largest scriptPubKey accepted inside protocol encodings (longer is a decode error). */
 export const MAX_TXOUT_SCRIPT_LEN = 100;
-/** The reference's cap on decoded vector/field lengths in bytes (spec §12.1). */
+/** bark's cap on decoded vector/field lengths in bytes (counts must also fit the remaining input). */
 export const MAX_DECODED_VECTOR_BYTES = 4_000_000;
 
 const U64_MAX = (1n << 64n) - 1n;

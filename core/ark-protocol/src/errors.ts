@@ -18,10 +18,10 @@ export class ProtocolError extends Error {
  */
 export class ProtocolDecodeError extends ProtocolError {}
 
-/** A VTXO that decodes but does not validate against its chain anchor (spec §7.3, §7.4). */
+/** A VTXO that decodes but does not validate against its chain anchor, or is not standard. */
 export class VtxoValidationError extends ProtocolError {}
 
-/** Why an Ark address was refused (spec §8.1, §8.4). */
+/** Why an Ark address was refused: when decoding it, or when checking it before a payment. */
 export type AddressErrorReason =
   | "hrp"
   | "arkade"

@@ -1,5 +1,5 @@
 /**
- * The claim (drain) transaction of matured exits (core spec §11.4): every claimable VTXO is
+ * The claim (drain) transaction of matured exits (as in bark's `bark::exit`): every claimable VTXO is
  * spent through the first exit clause the wallet can sign, into one output.
  *
  * | Property | Value |
@@ -52,7 +52,7 @@ export interface ClaimSpend {
 }
 
 /**
- * The first wallet-signable exit clause of a VTXO (spec §5.2 clause order): a user clause whose
+ * The first wallet-signable exit clause of a VTXO, in the policy's clause order: a user clause whose
  * key is `secretKey`'s and, for hash clauses, whose preimage is known.
  */
 export function claimSpend(input: ClaimInput): ClaimSpend {

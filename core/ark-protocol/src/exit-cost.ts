@@ -1,5 +1,6 @@
 /**
- * Exit cost and refresh decisions (core spec §11.1, §11.5).
+ * Exit cost and refresh decisions (as in bark's `bark::vtxo::selection`): a VTXO is refreshed
+ * before its exit chain gets too deep, expires, or costs more to exit than it is worth.
  *
  * | Decision | Rule |
  * |---|---|
@@ -56,7 +57,7 @@ export function refreshNeed(vtxo: Vtxo<ServerVtxoPolicy>, p: RefreshParams): { n
 export class ExitStartError extends ProtocolError {}
 
 /**
- * The checks before starting an exit (core spec §11.3 `start`, §7.4): amount ≥ 330 and, unless
+ * The checks before starting an exit (as bark's `start`): amount ≥ 330 and, unless
  * explicitly skipped, every output of the exit chain standard and above dust.
  */
 export function checkExitStart(vtxo: Vtxo<ServerVtxoPolicy>, opts: { skipStandardCheck?: boolean } = {}): void {

@@ -1,7 +1,7 @@
 /**
- * CPFP children for exit transactions (core spec §11.1, §11.2). Each zero-fee v3 exit tx is
- * relayed as a 1-parent-1-child package: the child spends the parent's P2A anchor plus
- * confirmed wallet UTXOs and pays one change output; its fee covers the weight of both.
+ * CPFP children for exit transactions (as in bark's `bark::exit`). Bitcoin Core (≥ 28) relays a
+ * zero-fee v3 exit tx only in a 1-parent-1-child package: the child spends the parent's P2A
+ * anchor plus confirmed wallet UTXOs and pays one change output; its fee covers both weights.
  *
  * | Property | Value |
  * |---|---|
@@ -53,7 +53,7 @@ export interface CpfpParams {
   utxos: readonly WalletUtxo[];
   /** Script of the fresh change address. */
   changeScript: Uint8Array;
-  /** An existing child being replaced: the current package fee (RBF rule of §11.2). */
+  /** An existing child being replaced: its package fee (the new one must beat it by 1 sat/vB). */
   replacing?: { packageFee: bigint };
 }
 
@@ -68,7 +68,7 @@ export interface CpfpChild {
   packageWeight: number;
 }
 
-/** Dust limit of a change script (spec §7.4 table; 330 for unknown kinds). */
+/** Dust limit of a change script (Bitcoin Core's per-type limits; 330 for unknown kinds). */
 export function changeDustLimit(script: Uint8Array): bigint {
   const kind = classifyScript(script);
   return kind in DUST_LIMITS ? DUST_LIMITS[kind as keyof typeof DUST_LIMITS] : 330n;

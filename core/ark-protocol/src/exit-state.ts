@@ -1,5 +1,5 @@
 /**
- * The unilateral-exit state machine's data (core spec §11.3) and its persistence JSON, which
+ * The unilateral-exit state machine's data (bark's `ExitState`) and its persistence JSON, which
  * matches bark's serde form: kebab-case `type` tags, snake_case fields, txids in display hex.
  * A block reference is written as `{"height": h, "hash": "<display hex>"}` and read from that
  * object form or from the `"<height>:<hash>"` string form older records use.
@@ -228,7 +228,7 @@ export function isTerminalExitState(s: ExitState): boolean {
 }
 
 /**
- * Whether the exit can still be canceled (core spec §11.3): in `start`, or in `processing`
+ * Whether the exit can still be canceled: in `start`, or in `processing`
  * while the last exit tx is not yet handed to the network and `lastTxKnownToChain` is false.
  */
 export function isExitCancelable(s: ExitState, lastTxKnownToChain = false): boolean {

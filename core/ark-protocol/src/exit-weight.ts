@@ -1,5 +1,5 @@
 /**
- * Transaction weight helpers for exit fee computations (core spec §11.2, §11.4, §12.1).
+ * Transaction weight helpers for exit fee computations (CPFP children and claim txs).
  * Weight = 3 × stripped size + total size (BIP-141); feerates are in sat/kwu.
  */
 import { encodeTx, type Transaction } from "./tx.js";

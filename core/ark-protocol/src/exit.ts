@@ -1,5 +1,5 @@
 /**
- * Planning a unilateral exit (core spec §11.1): the exit chain of each VTXO as broadcastable
+ * Planning a unilateral exit (as in bark's `bark::exit`): the exit chain of each VTXO as broadcastable
  * steps, shared ancestors tracked once, and which steps may go out now.
  *
  * | Rule | Here |
@@ -101,7 +101,7 @@ export function mergeExitPlans(plans: readonly (readonly ExitStep[])[]): Map<str
 }
 
 /**
- * Starts an exit (core spec §11.3): checks the VTXO (≥ 330 sat, standard unless skipped) and
+ * Starts an exit: checks the VTXO (≥ 330 sat, standard unless skipped) and
  * returns the `processing` state with every exit txid at `verify-inputs`.
  */
 export function startExit(vtxo: Vtxo<ServerVtxoPolicy>, tipHeight: number, opts: { skipStandardCheck?: boolean } = {}): ExitState {

@@ -1,5 +1,5 @@
 /**
- * Fee estimates in the barkd shape (flows spec §5.6): `{gross, fee, net, vtxosSpent}` where
+ * Fee estimates in the shape of barkd's `/api/v1/fees/*`: `{gross, fee, net, vtxosSpent}` where
  * net = gross − fee saturates at 0 (the operations themselves fail instead).
  */
 import { FeeError, boardFee, lightningReceiveFee, lightningSendFee, type FeeInput, type FeeSchedule } from "./fees.js";

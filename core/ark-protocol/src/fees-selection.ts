@@ -1,5 +1,5 @@
 /**
- * Fee-aware VTXO input selection (flows spec §5.5).
+ * Fee-aware VTXO input selection (as bark's `bark::vtxo::selection`).
  *
  * Candidates are sorted by expiry height ascending, deeper exit depth first on ties; those at
  * or beyond `maxExitDepth` are dropped. Candidates are taken in order until the target is

@@ -1,5 +1,6 @@
 /**
- * Ark fee schedule and fee computations (flows spec §5, core spec §12.4).
+ * Ark fee schedule and fee computations (bark's `ark::fees`); the server announces its schedule
+ * in `ArkInfo.fees`.
  *
  * | Kind | Fee |
  * |---|---|
@@ -25,7 +26,7 @@ import { ProtocolError } from "./errors.js";
 /** A fee computation or schedule failure. */
 export class FeeError extends ProtocolError {}
 
-/** A fee schedule that breaks the ordering rules of flows spec §5.1 ("invalid fee schedule"). */
+/** A fee table whose thresholds are not ascending or whose ppm decrease ("invalid fee schedule"). */
 export class InvalidFeeScheduleError extends FeeError {}
 
 /** One row of a ppm-by-expiry table: applies when blocks-until-expiry ≥ `expiryBlocksThreshold`. */
@@ -137,7 +138,7 @@ export function validateFeeSchedule(s: FeeSchedule): void {
 }
 
 /**
- * The ppm-by-expiry fee (flows spec §5.3): bucket each VTXO by the last entry whose threshold
+ * The ppm-by-expiry fee: bucket each VTXO by the last entry whose threshold
  * ≤ its blocks-to-expiry (else the 0-ppm bucket), walk the buckets soonest-expiring first,
  * charging each bucket's total (or, with `chargeable`, at most what remains of it), and round
  * the exact sum up once. Input order never matters.
@@ -233,7 +234,7 @@ export function satFromMsatFloor(msat: bigint): bigint {
   return msat / 1000n;
 }
 
-/** The captaind default schedule (flows spec §5.7). */
+/** The default schedule of captaind (bark's server, `captaind.default.toml`). */
 export function captaindDefaultFeeSchedule(): FeeSchedule {
   const table = (): PpmExpiryEntry[] => [
     { expiryBlocksThreshold: 0, ppm: 0n },

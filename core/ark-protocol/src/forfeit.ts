@@ -1,5 +1,5 @@
 /**
- * hArk forfeits (flows spec §3.3): the forfeit tx a round participant co-signs for each input
+ * hArk forfeits (bark's `ark::forfeit`): the forfeit tx a round participant co-signs for each input
  * VTXO, and the 167-byte hash-locked forfeit bundle that carries the user's half.
  *
  * | Part | Value |

@@ -1,5 +1,5 @@
 /**
- * Hash functions of the protocol (spec §4.1): SHA-256, HASH160 and BIP-340 tagged hashes.
+ * Hash functions of the protocol: SHA-256, HASH160 and BIP-340 tagged hashes.
  *
  * @example
  * ```ts

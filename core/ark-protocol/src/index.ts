@@ -1,5 +1,6 @@
 /**
- * Ark protocol core (pure: bytes in, bytes out). Spec: ark-protocol-core.md.
+ * Ark protocol core (pure: bytes in, bytes out), interoperable with bark's `ark` crate and
+ * captaind. See this package's README for the module map.
  */
 export * from "./errors.js";
 export * from "./constants.js";

@@ -1,5 +1,5 @@
 /**
- * Public keys, x-only keys and MuSig2 key aggregation (spec §0 "Keys", §2, §4.4 KeySort/KeyAgg).
+ * Public keys, x-only keys and MuSig2 key aggregation (BIP-327 KeySort and KeyAgg).
  *
  * Pubkeys are 33-byte compressed SEC1 encodings; x-only keys are the 32-byte BIP-340 form.
  * {@link aggregateXOnly} is BIP-327 KeySort + KeyAgg, returning the x-only of the untweaked
@@ -177,7 +177,7 @@ export function aggregatePoint(pubkeys: readonly Uint8Array[]): Point {
   return pubkeyToPoint(aggregatePubkey(pubkeys));
 }
 
-/** x-only of the untweaked BIP-327 aggregate of `pubkeys` (sorted first), spec §4.4. */
+/** x-only of the untweaked BIP-327 aggregate of `pubkeys` (sorted first: key order never matters). */
 export function aggregateXOnly(pubkeys: readonly Uint8Array[]): Uint8Array {
   return aggregatePubkey(pubkeys).slice(1);
 }

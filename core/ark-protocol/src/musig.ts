@@ -1,5 +1,5 @@
 /**
- * MuSig2 (BIP-327) as the Ark protocol uses it (core spec §4.4), on top of
+ * MuSig2 (BIP-327) as the Ark protocol uses it (bark's `ark::musig`), on top of
  * `@scure/btc-signer/musig2.js`.
  *
  * | Rule | Here |
@@ -71,7 +71,7 @@ export function musigSortKeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
 
 /**
  * x-only aggregate of the sorted keys, without tweak: the taproot internal key of every
- * co-signed output ("agg(U, S)" in the spec). Computed with the core's KeyAgg (same result as
+ * co-signed output ("agg(U, S)": user and server). Computed with the core's KeyAgg (same result as
  * the backend's, several times faster).
  */
 export function musigAggregateKey(pubkeys: readonly Uint8Array[]): Uint8Array {
@@ -184,7 +184,10 @@ export class MusigSession {
   }
 }
 
-/** What the server returns per co-signed message (board, arkoor; spec §4.4 "who signs first"). */
+/**
+ * What the server returns per co-signed message (board, arkoor): it makes its nonce after
+ * seeing the user's and signs at once, so it never stores a secret nonce.
+ */
 export interface MusigCosignResponse {
   pubNonce: Uint8Array;
   partialSig: Uint8Array;

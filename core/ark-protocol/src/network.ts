@@ -1,5 +1,5 @@
 /**
- * Bitcoin networks the protocol distinguishes (spec §3.3 coin types, §8.1 address HRPs).
+ * Bitcoin networks the protocol distinguishes (BIP-86 coin type, Ark address HRP).
  */
 
 /** A network a wallet or an Ark server runs on. */

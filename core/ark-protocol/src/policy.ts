@@ -1,5 +1,5 @@
 /**
- * VTXO policies (spec §5.2, §5.3): types, binary encoding, taproot outputs and the clause
+ * VTXO policies (bark's `ark::vtxo::policy`): types, binary encoding, taproot outputs and the clause
  * lists a wallet uses to find a signable exit clause.
  *
  * User policies (`VtxoPolicy`) go into addresses and VTXOs; server policies
@@ -111,7 +111,7 @@ export function isUserPolicy(policy: ServerVtxoPolicy): policy is VtxoPolicy {
   return USER_POLICY_BYTES.has(POLICY_TYPE_BYTES[policy.type]);
 }
 
-/** Whether VTXOs with this policy can be spent out of round (only `pubkey`, spec §5.2). */
+/** Whether VTXOs with this policy can be spent out of round (only `pubkey`; HTLC policies cannot). */
 export function isArkoorSpendable(policy: ServerVtxoPolicy): policy is PubkeyPolicy {
   return policy.type === "pubkey";
 }
@@ -217,7 +217,7 @@ export function policyInternalKey(p: ServerVtxoPolicy, ctx: PolicyContext): Uint
 }
 
 /**
- * The clauses of a policy's leaves, in tree order (spec §5.2/§5.3 "Leaves"). Empty for the
+ * The clauses of a policy's taproot leaves, in tree order. Empty for the
  * key-path-only `server-owned` policy.
  */
 export function policyLeafClauses(p: ServerVtxoPolicy, ctx: PolicyContext): Clause[] {
@@ -284,7 +284,7 @@ export interface ExitClause {
 
 /**
  * Clauses of a user policy in the order a wallet tries them to find one it can sign
- * (spec §5.2 "Clause lists"): take the first whose signer is the wallet and, for hash clauses,
+ * (as bark does): take the first whose signer is the wallet and, for hash clauses,
  * whose preimage it knows.
  */
 export function exitClauses(p: VtxoPolicy, ctx: PolicyContext): ExitClause[] {

@@ -1,5 +1,5 @@
 /**
- * Bitcoin script building blocks used by the protocol (spec §4.3): opcodes, minimal script
+ * Bitcoin script building blocks used by the protocol: opcodes, minimal script
  * numbers and data pushes, P2TR and P2A output scripts.
  *
  * @example
@@ -32,7 +32,7 @@ export const OP = {
   OP_CHECKSEQUENCEVERIFY: 0xb2,
 } as const;
 
-/** Pay-to-anchor output script `OP_1 <0x4e73>` (spec §7.1, §12.1). */
+/** Pay-to-anchor output script `OP_1 <0x4e73>`: the fee anchor of every exit tx. */
 export const P2A_SCRIPT: Uint8Array = Uint8Array.of(0x51, 0x02, 0x4e, 0x73);
 
 /** Minimal little-endian script-number bytes of `n` (without push opcode); 0 → empty. */
@@ -80,7 +80,7 @@ export function p2trScript(outputKey: Uint8Array): Uint8Array {
   return concatBytes(Uint8Array.of(OP.OP_1, 0x20), outputKey);
 }
 
-/** Output-script kinds that matter for standardness (spec §7.4). */
+/** Output-script kinds that matter for standardness (Bitcoin Core's relay policy). */
 export type ScriptKind = "p2pkh" | "p2sh" | "p2wpkh" | "p2wsh" | "p2tr" | "p2a" | "op_return" | "nonstandard";
 
 /** Classifies an output script by template. */

@@ -1,5 +1,5 @@
 /**
- * BIP-341 signature hashes (spec §4.2 "Sighash"). The protocol itself only uses
+ * BIP-341 signature hashes. The protocol itself only uses
  * `SIGHASH_DEFAULT` (key path: spend type 0; script path: spend type 2 with the leaf hash, key
  * version 0 and code-separator position 0xffffffff); the other hash types are implemented so
  * the BIP-341 wallet vectors exercise the same code.

@@ -1,5 +1,5 @@
 /**
- * Signed statements made with wallet keys (spec §3.4; flows spec §3.1, §3.2):
+ * Signed statements made with wallet keys (bark's `ark::attestations`, `ark::message`, `ark::mailbox`):
  * ownership attestations, message signing ("bark/message"), and mailbox authorizations.
  *
  * Every attestation is a BIP-340 signature by the VTXO owner key over
@@ -155,7 +155,7 @@ export interface MailboxAuthorization {
   readonly signature: Uint8Array;
 }
 
-/** Why the server refuses an authorization (flows spec §3.2 messages). */
+/** Why the server refuses an authorization (captaind's messages). */
 export class MailboxAuthorizationError extends ProtocolError {}
 
 /** `SHA256("Ark VTXO mailbox authorization: " ‖ expiry i64 LE)`. */

@@ -1,5 +1,5 @@
 /**
- * Taproot construction (BIP-341, spec §4.2): leaf and branch hashes, the TapTweak, output
+ * Taproot construction (BIP-341): leaf and branch hashes, the TapTweak, output
  * keys, control blocks, P2TR scripts and addresses.
  *
  * Protocol outputs use three shapes: key-path only, one leaf at depth 0, or two leaves at

@@ -1,5 +1,5 @@
 /**
- * Signing a round tree and the VTXOs it creates (flows spec §3.4 "Signatures", core spec §6.4).
+ * Signing a round tree and the VTXOs it creates (bark's `ark::tree::signed`).
  *
  * | Who | Supplies |
  * |---|---|

@@ -1,5 +1,5 @@
 /**
- * The round VTXO tree (flows spec §3.4): the tree specification carried in
+ * The round VTXO tree (bark's `ark::tree::signed`): the tree specification carried in
  * `VtxoProposal.vtxos_spec`, the stored signed form, the radix-4 tree shape and the unsigned
  * tree transactions with the sighashes the cosigners sign.
  *
@@ -270,7 +270,7 @@ export interface UnsignedVtxoTree {
 const emptyInput = (prevout: OutPoint) => ({ prevout, scriptSig: new Uint8Array(0), sequence: 0, witness: [] as Uint8Array[] });
 
 /**
- * Builds every tree tx for a funding output at `rootOutpoint` (flows spec §3.4): node txs pay
+ * Builds every tree tx for a funding output at `rootOutpoint`: node txs pay
  * their children (hArk leaf outputs for leaves, cosign taproots for internal children) plus a
  * P2A anchor; leaf txs pay the requested VTXO policy plus a P2A anchor; all v3, zero fee.
  * Needs at least {@link MIN_TREE_LEAVES} leaves.

@@ -1,5 +1,5 @@
 /**
- * Rebuilding a VTXO's exit chain (spec §7.1, §7.2): one version-3, zero-fee transaction per
+ * Rebuilding a VTXO's exit chain (bark's `Vtxo::transactions`): one version-3, zero-fee transaction per
  * genesis item, each with a P2A anchor, from the chain anchor down to the VTXO.
  *
  * @example
@@ -59,7 +59,7 @@ export function chainAmount(v: Vtxo<ServerVtxoPolicy>): Sats {
   return checkedSum([v.amount, ...v.genesis.map(itemOutflow)]);
 }
 
-/** Builds the exit tx of one item (spec §7.1 output order). */
+/** Builds the exit tx of one item: other outputs with the continuing one at `outputIdx`, then P2A. */
 export function buildExitTx(prevout: OutPoint, item: GenesisItem, continuing: TxOut, witness: readonly Uint8Array[]): Transaction {
   const others = item.otherOutputs;
   const outputs: TxOut[] = [...others.slice(0, item.outputIdx), continuing, ...others.slice(item.outputIdx), { value: item.feeAmount, script: P2A_SCRIPT }];

@@ -1,5 +1,5 @@
 /**
- * Genesis items and transitions of a VTXO (spec §6.3, §6.4): their binary encoding, the
+ * Genesis items and transitions of a VTXO (bark's `ark::vtxo::genesis`): their binary encoding, the
  * output each transition spends, and the witness it provides.
  *
  * | type | kind | spent output |
@@ -197,7 +197,7 @@ export function hashLockedSpentPolicy(t: HashLockedTransition): HarkPolicy {
   return { type: t.kind === "hash-locked-cosigned-v1" ? "hark-leaf-v1" : "hark-leaf", userPubkey: t.userPubkey, unlockHash: unlockHash(t.unlock) };
 }
 
-/** Computes the output a transition spends (spec §6.4). */
+/** Computes the output a transition spends (its script is fixed by the transition kind). */
 export function transitionSpentOutput(t: Transition, ctx: PolicyContext): SpentOutput {
   switch (t.kind) {
     case "cosigned": {

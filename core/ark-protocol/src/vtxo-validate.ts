@@ -1,5 +1,6 @@
 /**
- * VTXO validation against its chain anchor (spec §7.3) and exit standardness (spec §7.4).
+ * VTXO validation against its chain anchor (bark's `ark::vtxo::validation`) and exit
+ * standardness (bark's `check_standard`: a non-standard exit chain could not be relayed).
  *
  * `validateVtxo` checks structure, amounts, every signature and the id; it does **not** check
  * ownership, expiry or spentness, and it proves nothing about confirmation: callers only pass
@@ -22,7 +23,7 @@ import { vtxoPolicyContext, type Vtxo } from "./vtxo.js";
 import { chainAmount, exitChain, type ExitChainTx } from "./vtxo-exit.js";
 import { transitionHasAllWitnesses } from "./vtxo-genesis.js";
 
-/** Dust limits per output type (spec §7.4, §12.1). */
+/** Dust limits per output type (Bitcoin Core's, as bark's `bitcoin_ext` lists them). */
 export const DUST_LIMITS = { p2pkh: 546n, p2sh: 540n, p2wpkh: 294n, p2wsh: 330n, p2tr: 330n } as const;
 /** VTXO dust / P2TR dust limit. */
 export const VTXO_DUST: Sats = 330n;
@@ -78,7 +79,7 @@ export function validateVtxoUnsigned(vtxo: Vtxo<ServerVtxoPolicy>, anchorTx: Tra
   return validateChain(vtxo, anchorTx, false);
 }
 
-/** Whether one output is standard and not dust (spec §7.4). */
+/** Whether one output is standard and not dust (OP_RETURN: any value, script ≤ 83 bytes). */
 export function isStandardOutput(out: TxOut): boolean {
   const kind = classifyScript(out.script);
   switch (kind) {

@@ -1,5 +1,5 @@
 /**
- * The VTXO data model and its binary encoding, versions 1 and 2 (spec §6.1, §6.2, §6.5).
+ * The VTXO data model and its binary encoding, versions 1 and 2 (bark's `ark::vtxo`).
  *
  * Decoders accept versions 1 and 2; encoders always write version 2 (so re-encoding a version-1
  * VTXO adds the per-item fee field but keeps its id). The "bare" form has no genesis.

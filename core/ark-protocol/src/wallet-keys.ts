@@ -1,5 +1,5 @@
 /**
- * Wallet keys derived from the BIP-39 seed (spec §3): VTXO keys `m/350'/0'/i`, the mailbox key
+ * Wallet keys derived from the BIP-39 seed as bark does: VTXO keys `m/350'/0'/i`, the mailbox key
  * `m/350'/1'`, the recovery mailbox key `m/350'/2'`, the wallet fingerprint (of `m/350'`, not of
  * the master key) and the BIP-86 on-chain keys `m/86'/c'/0'/0/i`.
  *

@@ -38,7 +38,7 @@ function expectDecoded(addr: ArkAddress, d: any): void {
   expect(toHex(encodeArkAddressPayload(addr))).to.equal(d.payload_hex);
 }
 
-describe("Ark addresses (vector group `addresses`, spec §8)", () => {
+describe("Ark addresses (vector group `addresses`, bark's `ark::address`)", () => {
   const cases = arkVectors.addresses.cases;
 
   cases.forEach((c: any, i: number) => {

@@ -1,4 +1,4 @@
-/** Properties of arkoor allocation, dust isolation, change split and the ppm fee (core §10.1–§10.2, §10.6; flows §5.3). */
+/** Properties of arkoor allocation, dust isolation, change split and the ppm-by-expiry fee. */
 import { expect } from "chai";
 import fc from "fast-check";
 import { ArkoorError, VTXO_DUST_SAT, allocateArkoorOutputs, checkArkoorOutputs, isolateDust, splitChange } from "../src/arkoor-allocation.js";

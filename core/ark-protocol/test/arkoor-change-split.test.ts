@@ -1,9 +1,9 @@
-/** Wallet change splitting (core spec §10.6, vector group `arkoor_change_split`). */
+/** Wallet change splitting (bark's `change_vtxo_split_factor`, vector group `arkoor_change_split`). */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import { ArkoorError, splitChange } from "../src/arkoor-allocation.js";
 
-describe("arkoor change split (core spec §10.6)", () => {
+describe("arkoor change split (change > payment in `change_vtxo_split_factor` pieces)", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const c of arkVectors.arkoor_change_split.cases as any[]) {
     it(`change ${c.change} for payment ${c.pay}, factor ${c.split_factor}`, () => {

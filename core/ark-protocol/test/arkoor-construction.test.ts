@@ -1,5 +1,5 @@
 /**
- * Arkoor package transactions (core spec §10.3–§10.6, vector group `arkoor_construction`): the
+ * Arkoor package transactions (checkpoint mode, vector group `arkoor_construction`): the
  * three reference packages rebuilt from their input VTXO and outputs, co-signed with MuSig2,
  * and turned into VTXOs that validate (and, with the reference signatures, encode byte-exact).
  */
@@ -38,7 +38,7 @@ function anchorTxOf(vtxo: Vtxo): Transaction {
   throw new Error("anchor not in vectors");
 }
 
-describe("arkoor package construction (core spec §10.3–§10.6)", () => {
+describe("arkoor package construction (checkpoint, arkoor and fan-out txs, signatures, new VTXOs)", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const c of arkVectors.arkoor_construction.cases as any[]) {
     describe(c.name, () => {

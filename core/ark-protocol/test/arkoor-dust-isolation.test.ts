@@ -1,11 +1,11 @@
-/** Dust isolation per arkoor input (core spec §10.2, vector group `arkoor_dust_isolation`). */
+/** Dust isolation per arkoor input (bark's `ark::arkoor`, vector group `arkoor_dust_isolation`). */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import { ArkoorError, checkArkoorOutputs, isolateDust, type ArkoorDestination } from "../src/arkoor-allocation.js";
 
 const dests = (amounts: number[]): ArkoorDestination<string>[] => amounts.map((a, i) => ({ amount: BigInt(a), policy: `out${i}` }));
 
-describe("arkoor dust isolation (core spec §10.2)", () => {
+describe("arkoor dust isolation (sub-dust outputs in their own fan-out tx)", () => {
   for (const c of arkVectors.arkoor_dust_isolation.cases as { name: string }[]) {
     it(`${c.name}: normal/isolated split as the reference`, () => {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -1,9 +1,9 @@
-/** Splitting package outputs over inputs (core spec §10.1, vector group `arkoor_package_allocation`). */
+/** Splitting package outputs over inputs (bark's `ark::arkoor::package`, vector group `arkoor_package_allocation`). */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import { ArkoorError, allocateArkoorOutputs, isolateDust } from "../src/arkoor-allocation.js";
 
-describe("arkoor package allocation (core spec §10.1)", () => {
+describe("arkoor package allocation (outputs split over inputs in order)", () => {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   for (const c of arkVectors.arkoor_package_allocation.cases as any[]) {
     it(`${c.name}: resulting VTXOs in order`, () => {

@@ -32,7 +32,7 @@ import {
   type SignedMessage,
 } from "../src/signatures.js";
 
-describe("attestations (vector group `attestations`, flows spec §3.1)", () => {
+describe("attestations (vector group `attestations`, bark's `ark::attestations`)", () => {
   const a = arkVectors.attestations;
   const user = arkVectors.keys.dummy_user_key;
   const userPk = fromHex(user.public_key);
@@ -100,7 +100,7 @@ describe("attestations (vector group `attestations`, flows spec §3.1)", () => {
   });
 });
 
-describe("message signing (vector group `message_signing`, spec §3.4)", () => {
+describe("message signing (vector group `message_signing`, bark's `ark::message`)", () => {
   const m = arkVectors.message_signing;
 
   it("digest is SHA256(\"bark/message\" ‖ message); zero-aux signing reproduces the reference signature", () => {
@@ -120,7 +120,7 @@ describe("message signing (vector group `message_signing`, spec §3.4)", () => {
   });
 });
 
-describe("mailbox authorization (vector group `mailbox_authorization`, flows spec §3.2)", () => {
+describe("mailbox authorization (vector group `mailbox_authorization`, bark's `ark::mailbox`)", () => {
   const v = arkVectors.mailbox_authorization;
 
   it("decodes the reference 105-byte authorization, recomputes its digest and verifies its signature", () => {

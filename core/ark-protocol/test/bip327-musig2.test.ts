@@ -195,7 +195,7 @@ describe("BIP-327 MuSig2 official vectors (backend)", () => {
   });
 });
 
-describe("MuSig2 glue (core spec §4.4)", () => {
+describe("MuSig2 glue (KeySort always, x-only TapTweak, server answers nonce + partial)", () => {
   const userSk = sha256(new TextEncoder().encode("tender user key"));
   const serverSk = sha256(new TextEncoder().encode("tender server key"));
   const userPk = ecc.pointFromScalar(userSk, true) as Uint8Array;

@@ -1,4 +1,4 @@
-/** Boarding (core spec §9, vector group `board`). */
+/** Boarding (bark's `ark::board`, vector group `board`). */
 import { expect } from "chai";
 import * as ecc from "tiny-secp256k1";
 import { arkVectors } from "./ark-vectors.js";
@@ -13,7 +13,7 @@ import { musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey
 const B = arkVectors.board;
 const K = arkVectors.keys;
 
-describe("board (core spec §9)", () => {
+describe("board (funding output, exit tx, board VTXO)", () => {
   describe("board builder (lib/src/board.rs test_board_builder)", () => {
     const t = B.board_builder_test;
     const params = { userPubkey: fromHex(t.user_pubkey), serverPubkey: fromHex(t.server_pubkey), expiryHeight: t.expiry_height, exitDelta: t.exit_delta };

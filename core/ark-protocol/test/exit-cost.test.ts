@@ -1,4 +1,4 @@
-/** Rough exit cost and the refresh decision (core spec §11.1, §11.5). */
+/** Rough exit cost and the refresh decision (as in bark's `bark::vtxo::selection`). */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import { fromHex } from "../src/encoding.js";
@@ -10,7 +10,7 @@ import { ExitStartError, checkExitStart, exitChainWeight, refreshNeed, roughExit
 const V2 = arkVectors.vtxo_encoding.encoding_version_2;
 const vtxo = (name: string) => decodeVtxo(fromHex((V2.vtxos as { name: string; hex: string }[]).find((v) => v.name === name)!.hex));
 
-describe("exit cost and refresh decisions (core spec §11.1, §11.5)", () => {
+describe("exit cost and refresh decisions (must / should refresh)", () => {
   const deep = vtxo("arkoor2_vtxo"); // depth 5, expiry 101010, 8000 sat
   const base = { tipHeight: 100_000, maxVtxoExitDepth: 100, refreshExpiryThreshold: 144, feeRateSatPerKwu: 250n };
 

@@ -1,4 +1,4 @@
-/** Exit planning (core spec §11.1, §11.3): steps, readiness, shared ancestors, start. */
+/** Exit planning: steps, readiness, shared ancestors, start. */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import { fromHex } from "../src/encoding.js";
@@ -11,7 +11,7 @@ const V2 = arkVectors.vtxo_encoding.encoding_version_2;
 const named = (n: string): any => (V2.vtxos as { name: string }[]).find((v) => v.name === n);
 const vtxo = (n: string) => decodeVtxo(fromHex(named(n).hex));
 
-describe("exit planning (core spec §11.1)", () => {
+describe("exit planning (broadcast steps of the exit chains)", () => {
   it("the plan lists the signed exit txs of the reference VTXO with txids, parents and anchors", () => {
     const v = named("arkoor2_vtxo");
     const plan = exitPlan(vtxo("arkoor2_vtxo"));

@@ -1,4 +1,4 @@
-/** Exit state persistence JSON (core spec §11.3, vector group `exit_state_json`). */
+/** Exit state persistence JSON (bark's `ExitState` serde form, vector group `exit_state_json`). */
 import { expect } from "chai";
 import { arkVectors } from "./ark-vectors.js";
 import {
@@ -26,7 +26,7 @@ function blockRefsAsObjects(v: unknown): unknown {
   return v;
 }
 
-describe("exit state JSON (core spec §11.3)", () => {
+describe("exit state JSON (bark's `ExitState`)", () => {
   const examples = arkVectors.exit_state_json.examples as string[];
 
   examples.forEach((json, i) => {

@@ -1,5 +1,5 @@
 /**
- * Unilateral exit on-chain transactions (core spec §11.1, §11.2, §11.4): the CPFP child of an
+ * Unilateral exit on-chain transactions: the CPFP child of an
  * exit tx and the claim tx of matured exits, built from the reference VTXOs.
  */
 import { expect } from "chai";
@@ -37,10 +37,10 @@ function signWalletInputs(child: Transaction, prevouts: { value: bigint; script:
   };
 }
 
-describe("exit transactions (core spec §11)", () => {
+describe("exit transactions (unilateral exit)", () => {
   const walletSk = sk(G.round1_user_key.secret_key);
 
-  describe("CPFP child (§11.2)", () => {
+  describe("CPFP child (1-parent-1-child package)", () => {
     const board = vtxo("board_vtxo");
     const parent = exitTransactions(board).at(-1)!;
 
@@ -86,7 +86,7 @@ describe("exit transactions (core spec §11)", () => {
     });
   });
 
-  describe("claim tx (§11.4)", () => {
+  describe("claim tx (drain of matured exits)", () => {
     const dest = walletCoin(walletSk, 0n, 9).txout.script;
 
     it("claims two pubkey VTXOs through their DelayedSign leaves; signatures verify; fee = rate × signed weight", () => {

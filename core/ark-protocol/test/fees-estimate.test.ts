@@ -1,10 +1,10 @@
-/** barkd fee estimates (flows spec §5.6) with the captaind default schedule. */
+/** barkd fee estimates (`/api/v1/fees/*` shape) with the captaind default schedule. */
 import { expect } from "chai";
 import { captaindDefaultFeeSchedule } from "../src/fees.js";
 import { AmountLimitError, estimateArkoor, estimateBoard, estimateLightningReceive, estimateLightningSend } from "../src/fees-estimate.js";
 import { InsufficientFundsError } from "../src/fees-selection.js";
 
-describe("fee estimates (flows spec §5.6)", () => {
+describe("fee estimates (barkd's gross / fee / net / vtxos_spent)", () => {
   const s = captaindDefaultFeeSchedule();
 
   it("board: fee deducted, limits enforced", () => {

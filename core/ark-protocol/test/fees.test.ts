@@ -1,4 +1,4 @@
-/** Fee vectors (`fees` group) and the fee rules of flows spec §5. */
+/** Fee vectors (`fees` group) and the fee rules of bark's `ark::fees`. */
 import { expect } from "chai";
 import { hexToBytes } from "@noble/hashes/utils.js";
 import { arkVectors } from "./ark-vectors.js";
@@ -26,7 +26,7 @@ const F = arkVectors.fees;
 const table = (rows: [number, number][]): PpmExpiryEntry[] => rows.map(([t, p]) => ({ expiryBlocksThreshold: t, ppm: BigInt(p) }));
 const inputs = (rows: [number, number][]): FeeInput[] => rows.map(([a, b]) => ({ amount: BigInt(a), blocksToExpiry: b }));
 
-describe("fees (flows spec §5, vector group `fees`)", () => {
+describe("fees (bark's `ark::fees`, vector group `fees`)", () => {
   it("board fee: max(min_fee, base + ceil ppm)", () => {
     for (const c of F.board) {
       const fee = boardFee({ minFeeSat: BigInt(c.min_fee), baseFeeSat: BigInt(c.base_fee), ppm: BigInt(c.ppm) }, BigInt(c.amount));
@@ -92,7 +92,7 @@ describe("fees (flows spec §5, vector group `fees`)", () => {
     }
   });
 
-  it("captaind default schedule reproduces the spec's worked examples", () => {
+  it("captaind default schedule: worked board, refresh, offboard and Lightning fees", () => {
     const s = captaindDefaultFeeSchedule();
     expect(boardFee(s.board, 100_000n)).to.equal(330n);
     expect(boardFee(s.board, 1_000_000n)).to.equal(1_100n);
@@ -113,7 +113,7 @@ describe("fees (flows spec §5, vector group `fees`)", () => {
   });
 });
 
-describe("fee-aware input selection (flows spec §5.5)", () => {
+describe("fee-aware input selection (soonest expiry first, fee iterated)", () => {
   const v = (id: string, amount: number, expiryHeight: number, exitDepth = 1): SelectableVtxo => ({ id, amount: BigInt(amount), expiryHeight, exitDepth });
 
   it("takes soonest-expiring first, deeper exit depth first on ties", () => {

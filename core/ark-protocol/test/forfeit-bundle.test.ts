@@ -1,4 +1,4 @@
-/** hArk forfeit tx and the hash-locked forfeit bundle (flows spec §3.3, `related_vectors_other_areas`). */
+/** hArk forfeit tx and the hash-locked forfeit bundle (bark's `ark::forfeit`, `related_vectors_other_areas`). */
 import { expect } from "chai";
 import * as ecc from "tiny-secp256k1";
 import { arkVectors } from "./ark-vectors.js";
@@ -38,7 +38,7 @@ function secNonceFromLibsecp(hex: string): Uint8Array {
   return concatBytes(b.subarray(4, 68), Uint8Array.of((yLowByte & 1) === 0 ? 2 : 3), x);
 }
 
-describe("hArk forfeit bundle (flows spec §3.3)", () => {
+describe("hArk forfeit bundle (167 bytes, the user's half of the forfeit)", () => {
   const vtxoVector = (V2.vtxos as { name: string; hex: string }[]).find((v) => v.name === "arkoor3_vtxo")!;
   const vtxo = decodeVtxo(fromHex(vtxoVector.hex));
   const serverPubNonce = fromHex(F.server_pub_nonce);

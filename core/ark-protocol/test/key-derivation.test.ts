@@ -38,7 +38,7 @@ describe("keys (vector group `keys`)", () => {
   });
 });
 
-describe("key derivation (vector group `key_derivation`, spec §3)", () => {
+describe("key derivation (vector group `key_derivation`, bark's key paths)", () => {
   const kd = arkVectors.key_derivation;
   const wallet = WalletKeys.fromMnemonic(kd.mnemonic);
 

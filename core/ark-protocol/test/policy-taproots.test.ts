@@ -21,7 +21,7 @@ import {
 import { expectTaproot, policyFromVector } from "./vector-helpers.js";
 import { arbPolicy, arbPubkey } from "./arbitraries.js";
 
-describe("policy taproots (vector group `policy_taproots`, spec §5)", () => {
+describe("policy taproots (vector group `policy_taproots`, bark's `ark::vtxo::policy`)", () => {
   const pt = arkVectors.policy_taproots;
   const ctx: PolicyContext = { serverPubkey: fromHex(pt.server_pubkey), exitDelta: pt.exit_delta, expiryHeight: pt.expiry_height };
 
@@ -50,7 +50,7 @@ describe("policy taproots (vector group `policy_taproots`, spec §5)", () => {
     expect(toHex(pushNum(0))).to.equal("00");
   });
 
-  it("spec §5.1 example: DelayedSign(2016) script bytes", () => {
+  it("DelayedSign(2016) script bytes: `<2016> CSV DROP <key> CHECKSIG`", () => {
     const key = fromHex("0a752219f1b94bbdf8994a0a980cdda08c2ad094cb29dd834878db6dee1612ee");
     expect(toHex(clauseScript({ kind: "delayed-sign", key, delta: 2016 }))).to.equal(`02e007b27520${toHex(key)}ac`);
   });

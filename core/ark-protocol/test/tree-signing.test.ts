@@ -1,6 +1,6 @@
 /**
- * Round tree signing with per-level nonces and the round VTXOs it creates (flows spec §3.4,
- * core spec §6.4), on the reference round of `vtxo_encoding`.
+ * Round tree signing with per-level nonces and the round VTXOs it creates (bark's
+ * `ark::tree::signed`), on the reference round of `vtxo_encoding`.
  */
 import { expect } from "chai";
 import * as ecc from "tiny-secp256k1";
@@ -50,7 +50,7 @@ function roundSpec(): { spec: VtxoTreeSpec; secrets: Map<string, Uint8Array> } {
   };
 }
 
-describe("round tree signing and round VTXOs (flows spec §3.4)", () => {
+describe("round tree signing and round VTXOs (per-level nonces, one signature per node)", () => {
   const roundTx = decodeTx(fromHex(V2.round_tx.hex));
   const root = { txid: txid(roundTx), vout: 0 };
 

@@ -1,5 +1,5 @@
 /**
- * VTXO tree specification and the radix-4 tree (flows spec §3.4): the legacy signed spec from
+ * VTXO tree specification and the radix-4 tree (bark's `ark::tree::signed`): the legacy signed spec from
  * the reference, and the round of `vtxo_encoding` rebuilt from its leaf specs.
  */
 import { expect } from "chai";
@@ -64,7 +64,7 @@ function referenceRoundSpec(): { spec: VtxoTreeSpec; cosignSecrets: Map<string, 
   };
 }
 
-describe("VTXO tree spec and round tree (flows spec §3.4)", () => {
+describe("VTXO tree spec and round tree (radix 4)", () => {
   it("decodes the reference signed spec with the legacy u32 signature count (4 signatures) and re-encodes it as version 2", () => {
     const signed = decodeSignedVtxoTreeSpec(fromHex(R.signed_vtxo_tree_spec_compat_hex.hex));
     expect(signed.signatures.length).to.equal(4);

@@ -20,7 +20,7 @@ function onlyTypedErrors(fn: () => unknown): void {
   }
 }
 
-describe("encoding edge cases (vector group `encoding_edge_cases`, spec §2)", () => {
+describe("encoding edge cases (vector group `encoding_edge_cases`, bark's `ark::encode`)", () => {
   const cases = arkVectors.encoding_edge_cases.cases;
 
   it("compact size: minimal encodings round-trip; non-minimal forms are rejected", () => {

@@ -62,7 +62,7 @@ function checkTransition(item: GenesisItem, vt: any, ctx: ReturnType<typeof vtxo
 }
 
 for (const group of GROUPS) {
-  describe(`VTXO encoding (vector group \`vtxo_encoding.${group}\`, spec §6, §7)`, () => {
+  describe(`VTXO encoding (vector group \`vtxo_encoding.${group}\`: encoding, exit chain, validation)`, () => {
     const g = arkVectors.vtxo_encoding[group];
     const anchorTx = checkAnchorTx(g.anchor_tx);
     const roundTx = checkAnchorTx(g.round_tx);

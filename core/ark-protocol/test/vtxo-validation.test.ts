@@ -21,7 +21,7 @@ function withLastItem(v: Vtxo, f: (item: GenesisItem) => GenesisItem): Vtxo {
   return { ...v, genesis: [...v.genesis.slice(0, last), f(v.genesis[last]!)] };
 }
 
-describe("VTXO validation rules (spec §7.3, §7.4)", () => {
+describe("VTXO validation rules (against the chain anchor; exit standardness)", () => {
   it("a hash-locked leaf known only by its hash is not fully signed: validate refuses, validate_unsigned accepts", () => {
     const round1 = vtxoNamed("round1_vtxo");
     const hashOnly = withLastItem(round1, (item) => {
