@@ -2,7 +2,7 @@ import "reflect-metadata";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
-import type { NextFunction, Request, Response } from "express";
+import { Router, type NextFunction, type Request, type Response } from "express";
 import swaggerUi from "swagger-ui-express";
 import type { DaemonConfig } from "./config/daemon-config.js";
 import { EventBus } from "./events/event-bus.js";
@@ -211,15 +211,19 @@ export class Kernel {
       isWalletLoaded: () => this.wallet.isLoaded,
       logger: this.opts.logger.child("http"),
       mount: (a) => {
-        a.use("/swagger-ui", (req: Request, res: Response, next: NextFunction) => {
-          if (req.originalUrl === "/swagger-ui") return res.redirect(303, "/swagger-ui/");
-          next();
-        }, swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: "/api-docs/openapi.json" } }));
+        // Swagger UI answers GET of its page and its real asset files only; anything else falls
+        // through to the 404 fallback.
+        a.get("/swagger-ui", (_req: Request, res: Response) => res.redirect(303, "/swagger-ui/"));
+        a.get("/swagger-ui/", swaggerUi.serve, swaggerUi.setup(undefined, { swaggerOptions: { url: "/api-docs/openapi.json" } }));
+        const assets = Router({ strict: true, caseSensitive: true });
+        assets.get(/^\/[^/]+$/, ...swaggerUi.serve);
+        a.use("/swagger-ui", (req: Request, res: Response, next: NextFunction) => (req.method === "GET" || req.method === "HEAD" ? assets(req, res, next) : next()));
       },
     });
     const server = createServer(app);
     server.on("upgrade", (req, socket, head) => {
-      const path = new URL(req.url ?? "/", "http://localhost").pathname;
+      // matched literally, as the router does: no dot-segment or case normalisation
+      const path = (req.url ?? "/").split("?")[0]!;
       const route = this.wsRoutes.find((w) => w.path === path);
       if (!route) return rejectUpgrade(socket, 404, "");
       route.upgrade(req, socket, head);

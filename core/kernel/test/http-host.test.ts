@@ -137,6 +137,34 @@ describe("HTTP host (rest-api.md §2.1–2.9)", () => {
     expect(await ui.text()).to.contain("swagger");
   });
 
+  it("matches paths exactly: another case or a trailing slash is another path (404)", async () => {
+    for (const path of ["/API/V1/THINGS/special", "/api/v1/Things/special", "/api/v1/things/special/", "/api/v1/wallet-only/"]) {
+      const r = await fetch(`${base}${path}`, { headers: auth });
+      expect(r.status, path).to.equal(404);
+      expect(await r.json(), path).to.equal("path not found: ");
+    }
+    const post = await fetch(`${base}/API/V1/THINGS`, { method: "POST", headers: { ...auth, "content-type": "application/json" }, body: '{"amount_sat":1}' });
+    expect(post.status).to.equal(404);
+  });
+
+  it("answers a path parameter with a broken percent-escape with a plain-text 400", async () => {
+    for (const path of ["/api/v1/things/%", "/api/v1/things/%zz"]) {
+      const r = await fetch(`${base}${path}`, { headers: auth });
+      expect(r.status, path).to.equal(400);
+      expect(r.headers.get("content-type"), path).to.match(/^text\/plain/);
+    }
+  });
+
+  it("serves Swagger UI to GET of its page and real files only", async () => {
+    expect((await fetch(`${base}/swagger-ui/swagger-ui.css`)).status).to.equal(200);
+    expect((await fetch(`${base}/swagger-ui/swagger-ui-init.js`)).status).to.equal(200);
+    for (const [method, path] of [["GET", "/swagger-ui/no-such-file.js"], ["GET", "/swagger-ui/a/b"], ["POST", "/swagger-ui/"], ["DELETE", "/swagger-ui/swagger-ui.css"]]) {
+      const r = await fetch(`${base}${path}`, { method });
+      expect(r.status, `${method} ${path}`).to.equal(404);
+      expect(await r.text(), `${method} ${path}`).to.not.contain("swagger");
+    }
+  });
+
   it("echoes an allowed origin and answers its preflight with barkd's allow lists", async () => {
     const pre = await fetch(`${base}/api/v1/things`, {
       method: "OPTIONS", headers: { Origin: "http://good.example", "Access-Control-Request-Method": "POST" },

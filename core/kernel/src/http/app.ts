@@ -36,8 +36,17 @@ function sendResult(res: Response, value: unknown): void {
   res.status(200).json(value);
 }
 
+/** A path whose percent-escapes do not decode (`/wallet/vtxos/%zz`): express raises a URIError with status 400. */
+function isBadPathEncoding(err: unknown): boolean {
+  return err instanceof URIError && (err as URIError & { status?: number }).status === 400;
+}
+
 function sendError(req: Request, res: Response, err: unknown, logger: Logger): void {
   if (res.headersSent) return;
+  if (isBadPathEncoding(err)) {
+    res.status(400).type("text/plain; charset=utf-8").send("Invalid URL: Cannot parse the path: invalid percent-encoding");
+    return;
+  }
   if (err instanceof RequestRejection) {
     res.status(err.status).type("text/plain; charset=utf-8").send(err.message);
     return;
@@ -62,6 +71,9 @@ export function buildApp(opts: AppOptions): express.Express {
   app.disable("x-powered-by");
   app.set("json replacer", (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
   app.set("query parser", "simple");
+  // barkd's router matches paths exactly: `/API/V1/...` and a trailing slash are other paths (404).
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
 
   const routes = [...opts.routes].sort((a, b) => compareSpecificity(a.path, b.path));
   const matchers = routes.map((r) => ({ route: r, re: pathMatcher(r.path) }));
