@@ -1,5 +1,5 @@
 /**
- * The reference Ark server's domain object (flows §7): handshake and `ArkInfo`, boards,
+ * The reference Ark server's domain object: handshake and `ArkInfo`, boards,
  * arkoor co-signing, VTXO registration and queries, mailboxes, the server wallet and the admin
  * calls tests need. Transport-free: the gRPC layer (`grpc-server.ts`) only converts messages.
  *
@@ -41,7 +41,7 @@ export interface ArkServerOptions {
   readonly nowSecs?: () => bigint;
 }
 
-/** bark releases the handshake recognizes (flows §1.3). */
+/** bark releases the handshake recognizes; any other `bark_version` gets an update PSA, not a refusal. */
 const KNOWN_BARK_VERSIONS = ["0.1.0", "0.1.1", "0.2.0", "0.2.1", "0.2.2", "0.2.3", "0.2.4", "0.3.0", "0.4.0", "0.5.0", "0.6.0"];
 const UPDATE_PSA = "Your wallet version is unknown or outdated; please update your wallet.";
 

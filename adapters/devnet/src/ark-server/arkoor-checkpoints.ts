@@ -1,6 +1,6 @@
 /**
- * The server-internal VTXOs of a checkpointed arkoor part (flows §4.3 "checkpoint outputs as
- * internal VTXOs already spent by their arkoor txs"): checkpoint output j (spent by arkoor tx j)
+ * The server-internal VTXOs of a checkpointed arkoor part, recorded as already spent by their
+ * arkoor txs (as captaind does): checkpoint output j (spent by arkoor tx j)
  * and, with dust isolation, the isolation output (spent by the fan-out tx). Recording them makes
  * a second package that reuses the same checkpoint tx with other destinations a double spend.
  *

@@ -1,5 +1,5 @@
 /**
- * `RequestArkoorCosign` on the server side (flows §4.3): every check of the spec in order,
+ * `RequestArkoorCosign` on the server side: captaind's checks in captaind's order,
  * then — under the inputs' flux locks — the spend-state check, the atomic spend record
  * (inputs spent by their checkpoint txid, virtual txs, unregistered outputs), and only then the
  * server's nonces and partial signatures.

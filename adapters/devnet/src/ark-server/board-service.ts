@@ -1,5 +1,5 @@
 /**
- * Boards on the server side (flows §4.2): `RequestBoardCosign` (stateless checks, then the
+ * Boards on the server side (as captaind): `RequestBoardCosign` (stateless checks, then the
  * server's half of the board exit-tx MuSig2) and `RegisterBoardVtxo` (funding confirmed and
  * unspent, VTXO valid and a board of this server, stored as spendable).
  */
@@ -25,7 +25,7 @@ import { BadUserInputError, NotFoundError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";
 import { MAX_BOARD_FUNDING_INPUTS } from "@tender/ark-protocol";
 
-/** `BoardCosignRequest` (flows §2.3) as plain data. */
+/** The `BoardCosignRequest` gRPC message as plain data. */
 export interface BoardCosignRequest {
   amount: bigint;
   utxo?: Uint8Array;
@@ -44,7 +44,7 @@ const txidText = (internal: Uint8Array) => toHex(reverseBytes(internal));
 export class BoardService {
   constructor(private readonly ctx: ServerContext) {}
 
-  /** `RequestBoardCosign`: every check of flows §4.2 in order, then nonce + partial signature. */
+  /** `RequestBoardCosign`: captaind's checks in captaind's order, then nonce + partial signature. */
   async requestBoardCosign(req: BoardCosignRequest, pver: number): Promise<MusigCosignResponse> {
     const { config, keys, chain, store } = this.ctx;
     if (config.requireBoardFundingTx && pver < PVER_BOARD_FUNDING_TX) {

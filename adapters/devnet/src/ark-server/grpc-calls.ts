@@ -1,7 +1,7 @@
 /**
  * Plumbing shared by the server's gRPC services: one wrapper per unary / server-streaming
  * handler that checks `x-user-agent`, reads `pver` where asked, logs the request at debug level
- * and maps thrown errors once (flows §1.2, §1.5: status code, message, `identifiers` trailer).
+ * and maps thrown errors once (status code, message, `identifiers` trailer, as captaind).
  */
 import {
   Metadata,

@@ -1,6 +1,6 @@
 /**
- * The reference Ark server of the devnet (flows spec §7): domain object, gRPC wiring and
- * start-up. See the "Ark server" section of the package README.
+ * The reference Ark server of the devnet (captaind's public gRPC API and rules): domain object,
+ * gRPC wiring and start-up. See the "Ark server" section of the package README.
  */
 export { ArkServer, type ArkServerOptions, type Handshake } from "./ark-server.js";
 export { startArkServer, type StartArkServerOptions, type RunningArkServer } from "./start-ark-server.js";

@@ -1,6 +1,6 @@
 /**
- * The mailbox service on the server side (flows §2.4, §3.2, §4.4, §4.10.2): arkoor deliveries
- * to blinded mailbox ids, recovery ids, paged reads and live subscriptions after a checkpoint,
+ * The mailbox service on the server side (captaind's `MailboxService`): arkoor deliveries to
+ * blinded mailbox ids, recovery ids, paged reads and live subscriptions after a checkpoint,
  * all reads gated by a mailbox authorization.
  *
  * Checkpoints come from one strictly increasing counter; every post is written by the store's

@@ -1,5 +1,6 @@
 /**
- * Conversion of request `bytes` fields into protocol values (flows §0.2). Failures are
+ * Conversion of request `bytes` fields into protocol values (ids are 36-byte outpoints, keys
+ * 33-byte compressed, nonces 66 bytes, txs consensus-encoded). Failures are
  * {@link RequestConversionError}s with captaind's texts ("invalid public key", "invalid VTXO ID",
  * …), raised before any rule is checked.
  */

@@ -1,6 +1,6 @@
 /**
- * Configuration of the reference Ark server (flows spec §7.7) and the `ArkInfo` it announces
- * (flows §2.3). Two profiles:
+ * Configuration of the reference Ark server (captaind's keys and defaults) and the `ArkInfo`
+ * it announces. Two profiles:
  *
  * | Profile | Use | Differences |
  * |---|---|---|
@@ -39,12 +39,12 @@ export interface ArkServerConfig {
 /** Names of the built-in profiles. */
 export type ArkServerProfile = "default" | "test";
 
-/** Protocol versions the server speaks (flows §1.3). */
+/** Lowest protocol version the server speaks (captaind refuses clients older than bark 0.5.0). */
 export const SERVER_MIN_PROTOCOL_VERSION = 4;
 /** Highest protocol version the server speaks. */
 export const SERVER_MAX_PROTOCOL_VERSION = 5;
 
-/** captaind's regtest defaults (flows §7.7, "Default" column). */
+/** captaind's regtest defaults (`captaind.default.toml`). */
 export function defaultServerConfig(): ArkServerConfig {
   return {
     network: "regtest",
@@ -68,7 +68,7 @@ export function defaultServerConfig(): ArkServerConfig {
   };
 }
 
-/** The bark test-harness fee schedule (flows §5.7): all zero, offboard `fixed_additional_vb` 100. */
+/** The fee schedule of bark's test harness: all zero, offboard `fixed_additional_vb` 100. */
 export function testFeeSchedule(): FeeSchedule {
   return {
     board: { minFeeSat: 0n, baseFeeSat: 0n, ppm: 0n },
@@ -79,7 +79,7 @@ export function testFeeSchedule(): FeeSchedule {
   };
 }
 
-/** Short delays and fast confirmations for tests (flows §7.7, "Test harness" column). */
+/** Short delays and fast confirmations for tests (the values of bark's integration harness). */
 export function testServerConfig(): ArkServerConfig {
   return {
     ...defaultServerConfig(),
@@ -115,7 +115,7 @@ export function serverConfig(profile: ArkServerProfile, overrides: Partial<ArkSe
   return cfg;
 }
 
-/** The server's `ArkInfo` as plain data (flows §2.3); the gRPC layer converts it to the message. */
+/** The server's `ArkInfo` as plain data; the gRPC layer converts it to the message. */
 export interface ArkInfo {
   network: string;
   serverPubkey: Uint8Array;

@@ -9,7 +9,7 @@ import type { ServerKeys } from "./server-keys.js";
 import type { ArkServerStore } from "./server-store.js";
 
 /**
- * The chain calls the server makes (flows §7.6), answered in process by the devnet node (the
+ * The chain calls the server makes, answered in process by the devnet node (the
  * same facts bitcoind RPC would give: `getrawtransaction`, `gettxout`, `getblockcount`, …).
  */
 export type ServerChain = Pick<DevnetNode, "tipHeight" | "getTransaction" | "getTxStatus" | "getTxOut" | "utxosForScript" | "faucet" | "estimateFeeRate">;

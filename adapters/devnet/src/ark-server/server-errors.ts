@@ -1,6 +1,6 @@
 /**
- * The reference server's error kinds (flows spec §1.5). Domain code throws these; the gRPC
- * layer maps each kind to its status code once ({@link grpcStatusOf}).
+ * The reference server's error kinds (captaind's). Domain code throws these; the gRPC layer
+ * maps each kind to its status code once ({@link grpcStatusOf}).
  *
  * | Class | gRPC code | Message on the wire |
  * |---|---|---|
@@ -64,7 +64,7 @@ export const GrpcCode = {
   UNAVAILABLE: 14,
 } as const;
 
-/** The gRPC status code, message and `identifiers` trailer of any thrown value (flows §1.5). */
+/** The gRPC status code, message and `identifiers` trailer of any thrown value, as captaind maps them. */
 export function grpcStatusOf(err: unknown): { code: number; message: string; identifiers: readonly string[] } {
   if (err instanceof NotFoundError) return { code: GrpcCode.NOT_FOUND, message: err.message, identifiers: err.identifiers };
   if (err instanceof BadUserInputError || err instanceof RequestConversionError) {

@@ -1,5 +1,5 @@
 /**
- * The server's keys (flows §7.1), all derived from one 32-byte seed that is created on first
+ * The server's keys, all derived from one 32-byte seed that is created on first
  * start and kept in the server's database, so they survive restarts:
  *
  * | Key | Derivation | Use |

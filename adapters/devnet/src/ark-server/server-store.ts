@@ -1,17 +1,17 @@
 /**
- * Persistent state of the reference Ark server: VTXOs with their spend state (flows §7.2),
+ * Persistent state of the reference Ark server: VTXOs with their spend state (as captaind's),
  * virtual and funding transactions, mailbox entries with checkpoints, and key material.
  * Stored through `@tender/core`'s {@link Database} (MikroORM; SQLite by default) with plain SQL
  * statements, so every state change is one conditional statement inside one transaction.
  *
  * All writes go through one {@link AsyncMutex} (`write`): SQLite has a single connection, and a
  * serialized writer also gives the mailbox its "no higher checkpoint visible before a lower one"
- * guarantee (flows §4.4).
+ * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
 import { Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
 import { AsyncMutex } from "./async-lock.js";
 
-/** Server-side spend states (flows §7.2) this server uses. */
+/** The captaind spend states this server uses (no rounds, Lightning or pool yet). */
 export type VtxoSpendState = "spendable" | "unregistered" | "spent";
 
 /** One stored VTXO. */
@@ -224,7 +224,7 @@ export class ArkServerStore {
   }
 
   /**
-   * Records an arkoor spend atomically (flows §4.3 "before signing"): each input flips from
+   * Records an arkoor spend atomically, before anything is signed: each input flips from
    * `spendable` to `spent` by its txid (or already is spent by that same txid: replay), the
    * unsigned virtual txs and the output VTXOs (`unregistered`) are inserted. Throws
    * {@link DoubleSpendError} — and records nothing — if any input lost a race.

@@ -1,11 +1,11 @@
 /**
- * The server's own on-chain wallet on the devnet (flows §2.5 `WalletStatus`, §7.1 "rounds
- * wallet"): one key-path P2TR address derived from the server seed, funded from the devnet
- * faucet. Confirmed coins count as trusted, mempool coins as untrusted.
+ * The server's own on-chain wallet on the devnet (captaind's "rounds wallet", reported by the
+ * admin `WalletStatus`): one key-path P2TR address derived from the server seed, funded from
+ * the devnet faucet. Confirmed coins count as trusted, mempool coins as untrusted.
  */
 import type { ServerContext } from "./server-context.js";
 
-/** `WalletStatus` (flows §2.5) as plain data. */
+/** The admin `WalletStatus` message as plain data. */
 export interface WalletStatus {
   address: string;
   totalBalance: bigint;

@@ -1,7 +1,7 @@
 /**
  * Starts the reference Ark server over gRPC (HTTP/2, plaintext, 127.0.0.1): the public port
  * (ArkService, MailboxService, Health) and the admin port (WalletAdmin, BanAdmin, RoundAdmin,
- * SweepAdmin, LightningAdmin), as captaind lays them out (flows §1.1, §2.1).
+ * SweepAdmin, LightningAdmin), as captaind lays them out.
  *
  * @example
  * ```ts
@@ -51,7 +51,7 @@ export interface RunningArkServer {
   kill(): Promise<void>;
 }
 
-/** Message size limit of both ports (flows §1.1: clients accept up to 64 MiB). */
+/** Message size limit of both ports (bark's client accepts responses up to 64 MiB). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 async function listen(bindings: readonly ServiceBinding[], port: number): Promise<{ grpc: Server; url: string }> {

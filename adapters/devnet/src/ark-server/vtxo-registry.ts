@@ -1,5 +1,5 @@
 /**
- * VTXO queries and chain registration on the server side (flows §4.10.3, §4.10.5):
+ * VTXO queries and chain registration on the server side (as captaind):
  * `RegisterVtxoTransactions` (signed chains flip `unregistered` → `spendable`), `GetVtxo`,
  * `GetVtxoStatus` (owner-attested spend state).
  */
@@ -24,7 +24,7 @@ import { BadUserInputError, NotFoundError } from "./server-errors.js";
 import type { ServerContext } from "./server-context.js";
 import type { StoredTx, VtxoSpendState } from "./server-store.js";
 
-/** Client-visible spend states (`VtxoSpendState` enum of flows §2.3). */
+/** Client-visible spend states (the `VtxoSpendState` enum of the gRPC API). */
 export const ClientSpendState = {
   UNSPECIFIED: 0,
   SPENDABLE: 1,

@@ -16,7 +16,7 @@ import { ClientSpendState } from "../../src/ark-server/vtxo-registry.js";
 import { newKey, pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 import { rejection, serverFixture, type ServerFixture } from "./fixture.js";
 
-describe("ark server: arkoor cosigning (flows §4.3)", function () {
+describe("ark server: arkoor cosigning (captaind's RequestArkoorCosign checks)", function () {
   this.timeout(60_000);
   let f: ServerFixture;
   let alice: WalletKit;

@@ -4,7 +4,7 @@ import { BadUserInputError, NotFoundError, RequestConversionError } from "../../
 import { newKey, pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 import { rejection, serverFixture, type ServerFixture } from "./fixture.js";
 
-describe("ark server: boards (flows §4.2)", function () {
+describe("ark server: boards (captaind's board cosign and registration checks)", function () {
   this.timeout(30_000);
   let f: ServerFixture;
   let w: WalletKit;

@@ -34,7 +34,7 @@ function raw<T>(call: (cb: (err: (Error & { code?: number; details?: string; met
   return new Promise((resolve, reject) => call((err, res) => (err ? reject(err) : resolve(res))));
 }
 
-describe("ark server over gRPC (flows §1, §2, §8.1–8.3, §8.8)", function () {
+describe("ark server over gRPC (handshake, headers, every service, bark's client scenarios)", function () {
   this.timeout(60_000);
   let node: DevnetNode;
   let ark: RunningArkServer;

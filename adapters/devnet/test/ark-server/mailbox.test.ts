@@ -13,7 +13,7 @@ import type { MailboxMessageData } from "../../src/ark-server/mailbox-service.js
 import { newKey, WalletKit, type KeyPair } from "./wallet-kit.js";
 import { rejection, serverFixture, type ServerFixture } from "./fixture.js";
 
-describe("ark server: mailbox (flows §4.4, §3.2, §4.10.2)", function () {
+describe("ark server: mailbox (checkpoints, authorizations, recovery ids)", function () {
   this.timeout(60_000);
   let f: ServerFixture;
   let alice: WalletKit;

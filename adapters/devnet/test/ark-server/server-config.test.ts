@@ -7,7 +7,7 @@ import { DevnetNode } from "../../src/node/devnet-node.js";
 import { ArkServer } from "../../src/ark-server/ark-server.js";
 import { serverConfig, ServerConfigError } from "../../src/ark-server/server-config.js";
 
-describe("ark server: configuration, Ark info, handshake, keys (flows §7.7, §1.3, §8.1)", function () {
+describe("ark server: configuration, Ark info, handshake, keys (captaind's defaults and version negotiation)", function () {
   this.timeout(30_000);
   const node = new DevnetNode({ seed: "ark-config-test" });
 

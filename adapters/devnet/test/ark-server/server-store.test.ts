@@ -8,7 +8,7 @@ const id = (n: number) => `${n.toString(16).padStart(64, "0")}:0`;
 
 /** The same store suite on one backend. */
 function storeSuite(backend: string, location: () => DatabaseLocation | undefined): void {
-  describe(`ark server store on ${backend} (spend states, flows §7.2)`, function () {
+  describe(`ark server store on ${backend} (spend states, no double spend)`, function () {
     this.timeout(30_000);
     let store: ArkServerStore;
     let schema: string | undefined;

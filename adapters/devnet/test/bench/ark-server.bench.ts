@@ -2,7 +2,7 @@
  * Reference Ark server throughput: arkoor cosign requests per second it sustains from concurrent
  * gRPC clients (each request spends a distinct VTXO: full checks, spend record in SQLite, two
  * MuSig2 partial signatures), against the raw MuSig2 partial-sign rate of the same process, as
- * a ratio (flows §7.4; issue 5 "done when").
+ * a ratio (the server signs only after the spend is recorded; issue 5 "done when").
  */
 import { measure, type BenchReport, type BenchRow } from "@tender/core";
 import { encodeVtxo, musigNonceGen, musigRespondCosignDeterministic, pubkeyFromSecret, type Vtxo } from "@tender/ark-protocol";
