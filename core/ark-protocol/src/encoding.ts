@@ -13,6 +13,8 @@
  * new ByteReader(fromHex("fdfd00")).compactSize(); // 253n
  * ```
  */
+import { equalBytes as bytesEqual } from "@noble/curves/utils.js";
+import { bytesToHex as toHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
 import { ProtocolDecodeError } from "./errors.js";
 
 /** An amount of satoshis (u64 on the wire). */
@@ -30,39 +32,15 @@ export const MAX_DECODED_VECTOR_BYTES = 4_000_000;
 const U64_MAX = (1n << 64n) - 1n;
 const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
 
-/** Lowercase hex of `bytes`. */
-export function toHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += b.toString(16).padStart(2, "0");
-  return s;
-}
+// Hex, concatenation, equality and UTF-8 come from noble: import them from here under these
+// names rather than writing them again.
+export { bytesToHex as toHex, concatBytes, utf8ToBytes as utf8 } from "@noble/hashes/utils.js";
+export { equalBytes as bytesEqual } from "@noble/curves/utils.js";
 
 /** Bytes of a hex string (either case); throws {@link ProtocolDecodeError} on bad hex. */
 export function fromHex(hex: string): Uint8Array {
   if (typeof hex !== "string" || !HEX_RE.test(hex)) throw new ProtocolDecodeError("invalid hex string");
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-/** Concatenation of byte arrays. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let len = 0;
-  for (const p of parts) len += p.length;
-  const out = new Uint8Array(len);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
-}
-
-/** Byte-wise equality. */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+  return hexToBytes(hex);
 }
 
 /** Lexicographic comparison of two byte strings (-1, 0, 1). */
@@ -80,9 +58,9 @@ export function reverseBytes(bytes: Uint8Array): Uint8Array {
   return Uint8Array.from(bytes).reverse();
 }
 
-/** ASCII/UTF-8 bytes of a string. */
-export function utf8(s: string): Uint8Array {
-  return new TextEncoder().encode(s);
+/** Display hex of a hash in internal byte order (txids and block hashes are shown reversed). */
+export function displayHex(hash: Uint8Array): string {
+  return toHex(reverseBytes(hash));
 }
 
 /** Bounds-checked little-endian reader over a byte array. */
@@ -282,7 +260,7 @@ export function encodeOutPoint(p: OutPoint): Uint8Array {
 
 /** `<txid display hex>:<vout>` form of an outpoint. */
 export function formatOutPoint(p: OutPoint): string {
-  return `${toHex(reverseBytes(p.txid))}:${p.vout}`;
+  return `${displayHex(p.txid)}:${p.vout}`;
 }
 
 /** Parses `<txid display hex>:<vout>`. */

@@ -17,7 +17,7 @@
  * ```
  */
 import { ProtocolError } from "./errors.js";
-import { bytesEqual, reverseBytes, toHex } from "./encoding.js";
+import { bytesEqual, displayHex } from "./encoding.js";
 import { P2A_SCRIPT } from "./script.js";
 import type { Transaction } from "./tx.js";
 import type { ServerVtxoPolicy } from "./policy.js";
@@ -45,8 +45,6 @@ export interface ExitStep {
   anchorValue: bigint;
   weight: number;
 }
-
-const displayHex = (txid: Uint8Array): string => toHex(reverseBytes(txid));
 
 /**
  * The VTXO's exit chain as steps, anchor first. Throws {@link ExitPlanError} if a tx is not

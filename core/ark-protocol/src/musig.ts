@@ -23,6 +23,7 @@
  * ```
  */
 import * as musig2 from "@scure/btc-signer/musig2.js";
+import { compareBytes } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
 import { aggregateXOnly } from "./keys.js";
 import { tweakXOnly } from "./taproot.js";
@@ -55,12 +56,6 @@ function wrap<T>(what: string, fn: () => T): T {
     if (e instanceof ProtocolError) throw e;
     throw new MusigError(`${what}: ${e instanceof Error ? e.message : String(e)}`);
   }
-}
-
-function compareBytes(a: Uint8Array, b: Uint8Array): number {
-  const n = Math.min(a.length, b.length);
-  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
-  return a.length - b.length;
 }
 
 /** Sorts 33-byte compressed keys lexicographically (BIP-327 KeySort); returns a new array. */

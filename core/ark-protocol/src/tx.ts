@@ -10,7 +10,7 @@
  * ```
  */
 import { ProtocolDecodeError } from "./errors.js";
-import { ByteReader, ByteWriter, decodeExact, readOutPoint, reverseBytes, toHex, writeOutPoint, writeTxOut, type OutPoint, type TxOut } from "./encoding.js";
+import { ByteReader, ByteWriter, decodeExact, displayHex, readOutPoint, writeOutPoint, writeTxOut, type OutPoint, type TxOut } from "./encoding.js";
 import { sha256 } from "./hashes.js";
 
 /** A transaction input. */
@@ -60,7 +60,7 @@ export function txid(tx: Transaction): Uint8Array {
 
 /** Txid in display (reversed) hex. */
 export function txidHex(tx: Transaction): string {
-  return toHex(reverseBytes(txid(tx)));
+  return displayHex(txid(tx));
 }
 
 function readTxOutAny(r: ByteReader): TxOut {

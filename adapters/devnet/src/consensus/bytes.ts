@@ -1,46 +1,34 @@
-/** Byte helpers: hex, comparison, concatenation, little-endian reading and writing. */
+/** Byte helpers of the devnet: hex, reversed (display) hex, concatenation, equality, little-endian reading and writing. */
+import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { ConsensusError } from "./errors.js";
 
-const HEX = "0123456789abcdef";
+const HEX = /^(?:[0-9a-fA-F]{2})*$/;
 
-/** Lower-case hex of `bytes`. */
-export function toHex(bytes: Uint8Array): string {
-  let s = "";
-  for (const b of bytes) s += HEX[b >> 4]! + HEX[b & 15]!;
-  return s;
+// Hex, concatenation and equality come from noble: every part of the devnet imports them from
+// here under these names rather than writing them again.
+export { bytesToHex as toHex, concatBytes } from "@noble/hashes/utils.js";
+export { equalBytes as bytesEqual } from "@noble/curves/utils.js";
+
+/** Bytes of an even-length hex string (either case), or undefined when `text` is not one. */
+export function parseHex(text: string): Uint8Array | undefined {
+  return HEX.test(text) ? hexToBytes(text) : undefined;
 }
 
 /** Bytes of an even-length hex string; throws `Error` on bad hex. */
 export function fromHex(hex: string): Uint8Array {
-  if (hex.length % 2 !== 0 || !/^[0-9a-fA-F]*$/.test(hex)) throw new Error(`invalid hex: ${hex.slice(0, 20)}`);
-  const out = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
-  return out;
-}
-
-/** Byte-wise equality. */
-export function bytesEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** Concatenation of all parts. */
-export function concatBytes(...parts: Uint8Array[]): Uint8Array {
-  let n = 0;
-  for (const p of parts) n += p.length;
-  const out = new Uint8Array(n);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  const bytes = parseHex(hex);
+  if (bytes === undefined) throw new Error(`invalid hex: ${hex.slice(0, 20)}`);
+  return bytes;
 }
 
 /** A reversed copy (internal byte order ↔ display order of hashes). */
 export function reversed(bytes: Uint8Array): Uint8Array {
   return Uint8Array.from(bytes).reverse();
+}
+
+/** Display hex (byte-reversed) of an internal-order hash: how txids and block hashes are shown. */
+export function displayHex(hash: Uint8Array): string {
+  return bytesToHex(reversed(hash));
 }
 
 /** Size in bytes of a CompactSize encoding of `n`. */

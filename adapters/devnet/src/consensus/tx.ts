@@ -1,5 +1,5 @@
 /** Transaction model and its exact wire codec (legacy and BIP-144 segwit serialization), txid and wtxid. */
-import { ByteReader, ByteWriter, reversed, toHex } from "./bytes.js";
+import { ByteReader, ByteWriter, displayHex } from "./bytes.js";
 import { ConsensusError } from "./errors.js";
 import { hash256 } from "./hashes.js";
 
@@ -130,12 +130,12 @@ export function txidBytes(tx: Tx): Uint8Array {
 
 /** Transaction id as display (byte-reversed) hex. */
 export function txid(tx: Tx): string {
-  return toHex(reversed(txidBytes(tx)));
+  return displayHex(txidBytes(tx));
 }
 
 /** Witness transaction id as display (byte-reversed) hex; equals the txid when there is no witness. */
 export function wtxid(tx: Tx): string {
-  return toHex(reversed(hash256(encodeTx(tx, true))));
+  return displayHex(hash256(encodeTx(tx, true)));
 }
 
 /** BIP-141 weight: 3 × stripped size + total size. */

@@ -1,13 +1,13 @@
 import type { BlockHeaderInfo, OutspendInfo, ScriptStats, ScriptUtxo, TxInfo, TxOutputInfo, TxStatus } from "../node/types.js";
 import { classifyScript } from "../node/address.js";
 import { esploraAsm } from "./script-asm.js";
+import { toHex } from "../consensus/bytes.js";
 
 /**
  * Esplora's JSON shapes (Blockstream esplora/electrs, as mempool.space serves them), built from
  * the node's data. Amounts are sats as JSON numbers; hashes are display-order hex.
  */
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 const sats = (v: bigint): number => Number(v);
 
 /** `{confirmed, block_height, block_hash, block_time}` (only `confirmed` when unconfirmed). */
@@ -18,7 +18,7 @@ export function statusJson(s: TxStatus): Record<string, unknown> {
 
 function outputJson(o: { scriptPubKey: Uint8Array; scriptType?: string; address?: string | undefined; amountSat: bigint }): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    scriptpubkey: hex(o.scriptPubKey),
+    scriptpubkey: toHex(o.scriptPubKey),
     scriptpubkey_asm: esploraAsm(o.scriptPubKey),
     scriptpubkey_type: o.scriptType,
   };
@@ -80,10 +80,10 @@ export function txJson(tx: TxInfo): Record<string, unknown> {
         txid: i.txid,
         vout: i.vout,
         prevout: i.prevout ? outputJson({ ...i.prevout, scriptType: classifyScript(i.prevout.scriptPubKey) }) : null,
-        scriptsig: hex(i.scriptSig),
+        scriptsig: toHex(i.scriptSig),
         scriptsig_asm: esploraAsm(i.scriptSig),
       };
-      if (i.witness.length > 0) vin.witness = i.witness.map(hex);
+      if (i.witness.length > 0) vin.witness = i.witness.map(toHex);
       vin.is_coinbase = i.isCoinbase;
       vin.sequence = i.sequence;
       if (i.prevout) Object.assign(vin, innerScripts(classifyScript(i.prevout.scriptPubKey), i.scriptSig, i.witness));

@@ -1,8 +1,7 @@
-import { createHash } from "node:crypto";
+import { concatBytes, displayHex, fromHex, reversed } from "../consensus/bytes.js";
+import { hash256 } from "../consensus/hashes.js";
 
-const sha256d = (b: Buffer): Buffer => createHash("sha256").update(createHash("sha256").update(b).digest()).digest();
-const internal = (displayHex: string): Buffer => Buffer.from(displayHex, "hex").reverse();
-const display = (b: Buffer): string => Buffer.from(b).reverse().toString("hex");
+const internal = (display: string): Uint8Array => reversed(fromHex(display));
 
 /**
  * Esplora's `/tx/:txid/merkle-proof` (Electrum's `blockchain.transaction.get_merkle` format):
@@ -17,9 +16,9 @@ export function merkleProof(txids: readonly string[], txid: string): { merkle: s
   const merkle: string[] = [];
   while (level.length > 1) {
     if (level.length % 2 === 1) level.push(level[level.length - 1]!);
-    merkle.push(display(level[index ^ 1]!));
-    const next: Buffer[] = [];
-    for (let i = 0; i < level.length; i += 2) next.push(sha256d(Buffer.concat([level[i]!, level[i + 1]!])));
+    merkle.push(displayHex(level[index ^ 1]!));
+    const next: Uint8Array[] = [];
+    for (let i = 0; i < level.length; i += 2) next.push(hash256(concatBytes(level[i]!, level[i + 1]!)));
     level = next;
     index >>= 1;
   }
@@ -32,8 +31,8 @@ export function merkleRootFromProof(txid: string, merkle: readonly string[], pos
   let index = pos;
   for (const sibling of merkle) {
     const s = internal(sibling);
-    hash = sha256d(index & 1 ? Buffer.concat([s, hash]) : Buffer.concat([hash, s]));
+    hash = hash256(index & 1 ? concatBytes(s, hash) : concatBytes(hash, s));
     index >>= 1;
   }
-  return display(hash);
+  return displayHex(hash);
 }

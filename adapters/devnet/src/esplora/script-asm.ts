@@ -1,6 +1,5 @@
 import { opcodeName } from "../consensus/opcodes.js";
-
-const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+import { toHex } from "../consensus/bytes.js";
 
 interface ScriptOp {
   readonly op: number;
@@ -47,7 +46,7 @@ export function esploraAsm(script: Uint8Array): string {
     .map(({ op, data }) => {
       if (data) {
         const name = op <= 0x4b ? `OP_PUSHBYTES_${op}` : opcodeName(op);
-        return `${name} ${hex(data)}`;
+        return `${name} ${toHex(data)}`;
       }
       if (op >= 0x51 && op <= 0x60) return `OP_PUSHNUM_${op - 0x50}`;
       const special = ESPLORA_NAMES[op];
@@ -69,7 +68,7 @@ export function coreAsm(script: Uint8Array): string {
     .map(({ op, data }) => {
       if (!data) return opcodeName(op);
       if (data.length <= 4) return String(scriptNum(data));
-      return hex(data);
+      return toHex(data);
     })
     .join(" ");
 }

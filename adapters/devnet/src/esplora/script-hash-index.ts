@@ -1,9 +1,10 @@
-import { createHash } from "node:crypto";
+import { displayHex } from "../consensus/bytes.js";
+import { sha256 } from "../consensus/hashes.js";
 import type { DevnetNode } from "../node/devnet-node.js";
 
 /** Esplora's script hash: SHA-256 of the scriptPubKey, hex in reversed byte order. */
 export function esploraScriptHash(script: Uint8Array): string {
-  return Buffer.from(createHash("sha256").update(script).digest()).reverse().toString("hex");
+  return displayHex(sha256(script));
 }
 
 /**

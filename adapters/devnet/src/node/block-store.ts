@@ -5,7 +5,8 @@
  */
 import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { hex, unhex } from "./bytes.js";
+import { toHex } from "../consensus/bytes.js";
+import { unhex } from "./bytes.js";
 import { DatadirError } from "./node-errors.js";
 import type { FeeEstimateTable } from "./types.js";
 
@@ -66,7 +67,7 @@ export class BlockStore {
 
   /** Replaces the saved mempool. */
   writeMempool(raws: readonly Uint8Array[]): void {
-    this.atomicWrite(this.mempoolPath, JSON.stringify(raws.map(hex)));
+    this.atomicWrite(this.mempoolPath, JSON.stringify(raws.map(toHex)));
   }
 
   /** Saved settings, if any. */

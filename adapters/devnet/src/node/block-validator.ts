@@ -14,7 +14,8 @@ import {
   witnessCommitmentScript,
   type BlockHeader,
 } from "./block.js";
-import { displayHex, equalBytes, hex, sha256d } from "./bytes.js";
+import { bytesEqual, displayHex, toHex } from "../consensus/bytes.js";
+import { sha256d } from "./bytes.js";
 import type { ChainState, Coin, ConnectBlock, ConnectTx } from "./chain-state.js";
 import { outpointKey, isUnspendable } from "./chain-state.js";
 import { COINBASE_MATURITY, bip34Prefix, blockSubsidy } from "./coinbase.js";
@@ -84,8 +85,8 @@ function checkStructure(header: BlockHeader, txs: Tx[]): void {
   if (!isCoinbase(txs[0]!)) throw new BlockValidationError("bad-cb-missing", "first tx is not coinbase");
   if (txs.slice(1).some(isCoinbase)) throw new BlockValidationError("bad-cb-multiple", "more than one coinbase");
   const ids = txs.map((t) => sha256d(encodeTx(t, false)));
-  if (!equalBytes(merkleRoot(ids), header.merkleRoot)) throw new BlockValidationError("bad-txnmrklroot", "hashMerkleRoot mismatch");
-  if (new Set(ids.map(hex)).size !== ids.length) throw new BlockValidationError("bad-txns-duplicate", "duplicate transaction");
+  if (!bytesEqual(merkleRoot(ids), header.merkleRoot)) throw new BlockValidationError("bad-txnmrklroot", "hashMerkleRoot mismatch");
+  if (new Set(ids.map(toHex)).size !== ids.length) throw new BlockValidationError("bad-txns-duplicate", "duplicate transaction");
   for (const tx of txs) {
     try {
       checkTransaction(tx);
@@ -100,7 +101,7 @@ function checkCoinbaseContext(txs: Tx[], height: number): void {
   const cb = txs[0]!;
   if (height > 0) {
     const prefix = bip34Prefix(height);
-    if (!equalBytes(cb.inputs[0]!.scriptSig.subarray(0, prefix.length), prefix)) {
+    if (!bytesEqual(cb.inputs[0]!.scriptSig.subarray(0, prefix.length), prefix)) {
       throw new BlockValidationError("bad-cb-height", "block height mismatch in coinbase");
     }
   }
@@ -112,7 +113,7 @@ function checkCoinbaseContext(txs: Tx[], height: number): void {
     }
     const wtxids = txs.map((t) => sha256d(encodeTx(t, true)));
     const expected = witnessCommitmentScript(wtxids, witness[0]!);
-    if (!equalBytes(cb.outputs[idx]!.scriptPubKey.subarray(0, 38), expected)) {
+    if (!bytesEqual(cb.outputs[idx]!.scriptPubKey.subarray(0, 38), expected)) {
       throw new BlockValidationError("bad-witness-merkle-match", "witness merkle commitment mismatch");
     }
   } else if (txs.some(hasWitness)) {

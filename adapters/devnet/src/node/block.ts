@@ -2,7 +2,8 @@
  * Block serialization: the 80-byte header, proof of work for compact bits, the transaction
  * merkle root, the BIP-141 witness commitment, and splitting a raw block into its transactions.
  */
-import { compactSize, concat, displayHex, sha256d, u32le } from "./bytes.js";
+import { concatBytes, displayHex } from "../consensus/bytes.js";
+import { compactSize, sha256d, u32le } from "./bytes.js";
 import { InvalidInputError } from "./node-errors.js";
 
 /** Regtest's compact target (`powLimit`). */
@@ -20,7 +21,7 @@ export interface BlockHeader {
 
 /** The 80-byte serialization of a header. */
 export function encodeHeader(h: BlockHeader): Uint8Array {
-  return concat(u32le(h.version), h.prevHash, h.merkleRoot, u32le(h.time), u32le(h.bits), u32le(h.nonce));
+  return concatBytes(u32le(h.version), h.prevHash, h.merkleRoot, u32le(h.time), u32le(h.bits), u32le(h.nonce));
 }
 
 /** Parses an 80-byte header. */
@@ -95,7 +96,7 @@ export function merkleRoot(hashes: readonly Uint8Array[]): Uint8Array {
     for (let i = 0; i < level.length; i += 2) {
       const left = level[i]!;
       const right = level[i + 1] ?? left;
-      next.push(sha256d(concat(left, right)));
+      next.push(sha256d(concatBytes(left, right)));
     }
     level = next;
   }
@@ -108,7 +109,7 @@ export const WITNESS_COMMITMENT_PREFIX = Uint8Array.of(0x6a, 0x24, 0xaa, 0x21, 0
 /** Output script committing to the witness merkle root (coinbase wtxid taken as zero) and a reserved value. */
 export function witnessCommitmentScript(wtxidsInternal: readonly Uint8Array[], reserved: Uint8Array): Uint8Array {
   const root = merkleRoot([new Uint8Array(32), ...wtxidsInternal.slice(1)]);
-  return concat(WITNESS_COMMITMENT_PREFIX, sha256d(concat(root, reserved)));
+  return concatBytes(WITNESS_COMMITMENT_PREFIX, sha256d(concatBytes(root, reserved)));
 }
 
 /** Index of the coinbase output carrying the witness commitment (the last matching one), or -1. */
@@ -122,7 +123,7 @@ export function findWitnessCommitment(outputScripts: readonly Uint8Array[]): num
 
 /** Serialized block: header, transaction count, transactions. */
 export function encodeBlock(header: BlockHeader, rawTxs: readonly Uint8Array[]): Uint8Array {
-  return concat(encodeHeader(header), compactSize(rawTxs.length), ...rawTxs);
+  return concatBytes(encodeHeader(header), compactSize(rawTxs.length), ...rawTxs);
 }
 
 /** Splits a raw block into its header and raw transactions; throws {@link InvalidInputError} when truncated. */

@@ -6,7 +6,7 @@
 import type { Tx } from "../consensus/index.js";
 import type { BlockHeader } from "./block.js";
 import { blockWork } from "./block.js";
-import { hex } from "./bytes.js";
+import { toHex } from "../consensus/bytes.js";
 
 /** An unspent (or just spent) transaction output. */
 export interface Coin {
@@ -117,12 +117,12 @@ export class ChainState {
 
   /** Confirmed txids touching a script, oldest first. */
   txidsForScript(script: Uint8Array): readonly string[] {
-    return this.scriptTxs.get(hex(script)) ?? [];
+    return this.scriptTxs.get(toHex(script)) ?? [];
   }
 
   /** Unspent confirmed coins paying a script. */
   coinsForScript(script: Uint8Array): Coin[] {
-    const keys = this.scriptUtxos.get(hex(script));
+    const keys = this.scriptUtxos.get(toHex(script));
     return keys ? [...keys].map((k) => this.utxos.get(k)!) : [];
   }
 
@@ -153,13 +153,13 @@ export class ChainState {
       const key = outpointKey(coin.txid, coin.vout);
       this.utxos.delete(key);
       this.spends.set(key, { txid: ctx.txid, vin });
-      const s = hex(coin.scriptPubKey);
+      const s = toHex(coin.scriptPubKey);
       this.scriptUtxos.get(s)?.delete(key);
       touched.add(s);
     });
     const coinbase = position === 0;
     ctx.tx.outputs.forEach((out, vout) => {
-      const s = hex(out.scriptPubKey);
+      const s = toHex(out.scriptPubKey);
       touched.add(s);
       if (isUnspendable(out.scriptPubKey)) return;
       if (block.height === 0) return; // the genesis output is not in the UTXO set

@@ -2,7 +2,7 @@
 import type { Mempool } from "../policy/mempool.js";
 import { addressOf, classifyScript } from "./address.js";
 import { difficultyOf } from "./block.js";
-import { displayHex } from "./bytes.js";
+import { displayHex } from "../consensus/bytes.js";
 import type { ChainState, StoredBlock } from "./chain-state.js";
 import { confirmedStatus } from "./tx-info.js";
 import type { BlockHeaderInfo, OutspendInfo, TxOutLookup } from "./types.js";

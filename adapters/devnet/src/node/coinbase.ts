@@ -1,7 +1,9 @@
 /** Coinbase transactions: the regtest genesis coinbase, BIP-34 heights, subsidy with regtest's 150-block halvings. */
 import { encodeTx, type Tx } from "../consensus/index.js";
 import { REGTEST_BITS, encodeBlock, merkleRoot } from "./block.js";
-import { concat, pushData, pushNumber, sha256d, unhex } from "./bytes.js";
+import { concatBytes } from "../consensus/bytes.js";
+import { pushData } from "../consensus/script.js";
+import { pushNumber, sha256d, unhex } from "./bytes.js";
 
 /** Blocks between subsidy halvings on regtest. */
 export const HALVING_INTERVAL = 150;
@@ -34,7 +36,7 @@ export function buildCoinbase(height: number, payout: Uint8Array, value: bigint,
         prevTxid: NULL_TXID,
         prevVout: 0xffffffff,
         // height, then an empty push as extra nonce (keeps the script ≥ 2 bytes at heights 1–16)
-        scriptSig: concat(bip34Prefix(height), Uint8Array.of(0x00)),
+        scriptSig: concatBytes(bip34Prefix(height), Uint8Array.of(0x00)),
         sequence: 0xffffffff,
         witness: commitment ? [new Uint8Array(32)] : [],
       },
@@ -56,12 +58,12 @@ export function genesisCoinbase(): Tx {
       {
         prevTxid: NULL_TXID,
         prevVout: 0xffffffff,
-        scriptSig: concat(pushData(unhex("ffff001d")), pushData(Uint8Array.of(4)), pushData(message)),
+        scriptSig: concatBytes(pushData(unhex("ffff001d")), pushData(Uint8Array.of(4)), pushData(message)),
         sequence: 0xffffffff,
         witness: [],
       },
     ],
-    outputs: [{ value: 5_000_000_000n, scriptPubKey: concat(pushData(pubkey), Uint8Array.of(0xac)) }],
+    outputs: [{ value: 5_000_000_000n, scriptPubKey: concatBytes(pushData(pubkey), Uint8Array.of(0xac)) }],
     locktime: 0,
   };
 }

@@ -1,7 +1,8 @@
 /** Helpers of the controls that mine chosen transactions: their fees, and a faucet-signed conflict. */
 import type { Mempool } from "../policy/mempool.js";
 import { PolicyError } from "../policy/policy-error.js";
-import { displayHex, hex, sha256d } from "./bytes.js";
+import { displayHex, toHex } from "../consensus/bytes.js";
+import { sha256d } from "./bytes.js";
 import type { ChainState } from "./chain-state.js";
 import { decodeTx, encodeTx, type Tx } from "./consensus-port.js";
 import type { FaucetWallet } from "./faucet-wallet.js";
@@ -38,9 +39,9 @@ export function withListedFees(chain: ChainState, txs: readonly Tx[]): { tx: Tx;
 export function faucetConflict(mempool: Mempool, wallet: FaucetWallet, txid: string): Tx {
   const target = mempool.get(txid);
   if (!target) throw new ControlError(`transaction ${txid} is not in the mempool`);
-  const faucetScript = hex(wallet.script);
+  const faucetScript = toHex(wallet.script);
   const candidates = [target, ...mempool.topoSort(mempool.ancestors(txid)).map((t) => mempool.get(t)!)];
-  const coin = candidates.flatMap((e) => e.spent).find((c) => c.height !== undefined && hex(c.scriptPubKey) === faucetScript);
+  const coin = candidates.flatMap((e) => e.spent).find((c) => c.height !== undefined && toHex(c.scriptPubKey) === faucetScript);
   if (!coin) throw new ControlError(`no confirmed input of ${txid} or its ancestors belongs to the faucet; pass a signed conflicting transaction`);
   return decodeTx(wallet.pay([{ txid: coin.txid, vout: coin.vout, value: coin.value, confirmed: true }], wallet.script, coin.value - 1000n));
 }

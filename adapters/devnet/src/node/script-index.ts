@@ -1,12 +1,12 @@
 /** Per-script views (Esplora's address endpoints) over the chain and the mempool. */
 import type { Mempool } from "../policy/mempool.js";
-import { equalBytes } from "./bytes.js";
+import { bytesEqual } from "../consensus/bytes.js";
 import type { ChainState } from "./chain-state.js";
 import { confirmedStatus, confirmedTxInfo, mempoolTxInfo } from "./tx-info.js";
 import type { ScriptStats, ScriptUtxo, TxInfo } from "./types.js";
 
 function touches(e: { tx: { outputs: { scriptPubKey: Uint8Array }[] }; spent: readonly { scriptPubKey: Uint8Array }[] }, script: Uint8Array): boolean {
-  return e.tx.outputs.some((o) => equalBytes(o.scriptPubKey, script)) || e.spent.some((c) => equalBytes(c.scriptPubKey, script));
+  return e.tx.outputs.some((o) => bytesEqual(o.scriptPubKey, script)) || e.spent.some((c) => bytesEqual(c.scriptPubKey, script));
 }
 
 /** Unspent outputs paying `script`: confirmed ones not spent in the mempool, then mempool ones. */
@@ -21,7 +21,7 @@ export function utxosForScript(chain: ChainState, mempool: Mempool, script: Uint
   if (!includeMempool) return out;
   for (const e of mempool.all()) {
     e.tx.outputs.forEach((o, vout) => {
-      if (equalBytes(o.scriptPubKey, script) && !mempool.spender(e.txid, vout)) {
+      if (bytesEqual(o.scriptPubKey, script) && !mempool.spender(e.txid, vout)) {
         out.push({ txid: e.txid, vout, amountSat: o.value, scriptPubKey: o.scriptPubKey, status: { confirmed: false } });
       }
     });
@@ -60,13 +60,13 @@ function tally(
 ): void {
   s.txCount += 1;
   for (const o of outputs) {
-    if (equalBytes(o.scriptPubKey, script)) {
+    if (bytesEqual(o.scriptPubKey, script)) {
       s.fundedTxoCount += 1;
       s.fundedTxoSumSat += o.value;
     }
   }
   for (const c of spent) {
-    if (equalBytes(c.scriptPubKey, script)) {
+    if (bytesEqual(c.scriptPubKey, script)) {
       s.spentTxoCount += 1;
       s.spentTxoSumSat += c.value;
     }

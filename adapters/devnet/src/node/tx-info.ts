@@ -1,7 +1,7 @@
 /** Builds the API's {@link TxInfo} and {@link MempoolEntryInfo} views from the node's records. */
 import type { Mempool, MempoolEntry } from "../policy/mempool.js";
 import { addressOf, classifyScript } from "./address.js";
-import { displayHex } from "./bytes.js";
+import { displayHex } from "../consensus/bytes.js";
 import type { ChainState, ConfirmedTx } from "./chain-state.js";
 import { encodeTx, isCoinbase, type Tx } from "./consensus-port.js";
 import type { MempoolEntryInfo, PrevOut, TxInfo, TxStatus } from "./types.js";

@@ -3,7 +3,7 @@
  * PolicyScriptChecks → ConsensusScriptChecks). `evaluate` decides without changing anything;
  * `commit` applies a positive verdict (evicting what it replaces).
  */
-import { displayHex } from "../node/bytes.js";
+import { displayHex } from "../consensus/bytes.js";
 import type { Coin } from "../node/chain-state.js";
 import {
   ConsensusError,

@@ -3,7 +3,7 @@
  * order, on top of the earlier ones; nothing kept) and `submitpackage` (a child with its
  * parents; parents that only miss the minimum feerate are carried by the package feerate).
  */
-import { displayHex } from "../node/bytes.js";
+import { displayHex } from "../consensus/bytes.js";
 import { txFacts, type Tx } from "../node/consensus-port.js";
 import type { AcceptFees, MempoolAcceptResult, PackageTxResult, SubmitPackageResult } from "../node/types.js";
 import type { Accepted, MempoolAcceptor, PolicySettings, Verdict } from "./accept.js";

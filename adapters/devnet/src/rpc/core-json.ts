@@ -3,10 +3,10 @@ import type { AcceptFees, BlockHeaderInfo, MempoolAcceptResult, MempoolEntryInfo
 import { coreAsm } from "../esplora/script-asm.js";
 import { btc, btcPerKvb } from "./core-amount.js";
 import { withDescriptorChecksum } from "./descriptor-checksum.js";
+import { toHex } from "../consensus/bytes.js";
 
 /** Bitcoin Core 28+ JSON shapes built from the node's data (field order as Core prints them). */
 
-const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
 
 const CORE_TYPE: Readonly<Record<ScriptType, string>> = {
   p2pkh: "pubkeyhash",
@@ -24,15 +24,15 @@ const CORE_TYPE: Readonly<Record<ScriptType, string>> = {
 
 /** The descriptor Core infers for a bare output script (no key origin info). */
 function inferDescriptor(script: Uint8Array, type: ScriptType, address: string | undefined): string {
-  if (type === "v1_p2tr") return `rawtr(${hex(script.subarray(2))})`;
-  if (type === "p2pk") return `pk(${hex(script.subarray(1, script.length - 1))})`;
+  if (type === "v1_p2tr") return `rawtr(${toHex(script.subarray(2))})`;
+  if (type === "p2pk") return `pk(${toHex(script.subarray(1, script.length - 1))})`;
   if (address !== undefined) return `addr(${address})`;
-  return `raw(${hex(script)})`;
+  return `raw(${toHex(script)})`;
 }
 
 /** `scriptPubKey: {asm, desc, hex, address?, type}` */
 export function scriptPubKeyJson(script: Uint8Array, type: ScriptType, address = addressOf(script)): Record<string, unknown> {
-  const out: Record<string, unknown> = { asm: coreAsm(script), desc: withDescriptorChecksum(inferDescriptor(script, type, address)), hex: hex(script) };
+  const out: Record<string, unknown> = { asm: coreAsm(script), desc: withDescriptorChecksum(inferDescriptor(script, type, address)), hex: toHex(script) };
   if (address !== undefined) out.address = address;
   out.type = CORE_TYPE[type];
   return out;
@@ -59,9 +59,9 @@ export function txJson(tx: TxInfo, opts: TxJsonOptions, classify: (s: Uint8Array
     locktime: tx.locktime,
     vin: tx.vin.map((i) => {
       const vin: Record<string, unknown> = i.isCoinbase
-        ? { coinbase: hex(i.scriptSig) }
-        : { txid: i.txid, vout: i.vout, scriptSig: { asm: coreAsm(i.scriptSig), hex: hex(i.scriptSig) } };
-      if (i.witness.length > 0) vin.txinwitness = i.witness.map(hex);
+        ? { coinbase: toHex(i.scriptSig) }
+        : { txid: i.txid, vout: i.vout, scriptSig: { asm: coreAsm(i.scriptSig), hex: toHex(i.scriptSig) } };
+      if (i.witness.length > 0) vin.txinwitness = i.witness.map(toHex);
       if (opts.prevouts && i.prevout) {
         const origin = opts.prevoutOrigin?.(i.txid);
         vin.prevout = {
@@ -77,7 +77,7 @@ export function txJson(tx: TxInfo, opts: TxJsonOptions, classify: (s: Uint8Array
     vout: tx.vout.map((o) => ({ value: btc(o.amountSat), n: o.n, scriptPubKey: scriptPubKeyJson(o.scriptPubKey, o.scriptType, o.address) })),
   };
   if (opts.fee && tx.feeSat !== undefined) out.fee = btc(tx.feeSat);
-  if (opts.hex !== false) out.hex = hex(tx.raw);
+  if (opts.hex !== false) out.hex = toHex(tx.raw);
   return out;
 }
 

@@ -4,8 +4,7 @@ import { coreAsm, esploraAsm } from "../../src/esplora/script-asm.js";
 import { btc, satFromBtc, toCoreJson } from "../../src/rpc/core-amount.js";
 import { targetFromBits } from "../../src/rpc/core-json.js";
 import { withDescriptorChecksum } from "../../src/rpc/descriptor-checksum.js";
-
-const bytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, "hex"));
+import { fromHex as bytes } from "../../src/consensus/bytes.js";
 
 describe("devnet face encodings", () => {
   it("appends the descriptor checksums Bitcoin Core prints", () => {

@@ -4,8 +4,7 @@ import { blockWork, difficultyOf, merkleRoot, targetOf } from "../../src/node/bl
 import { sha256d } from "../../src/node/bytes.js";
 import { blockSubsidy, bip34Prefix } from "../../src/node/coinbase.js";
 import { InvalidInputError } from "../../src/node/node-errors.js";
-
-const hex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, "hex"));
+import { fromHex as hex } from "../../src/consensus/bytes.js";
 
 describe("devnet node: addresses, scripts and header arithmetic", function () {
   it("round-trips regtest addresses of every template and refuses other networks", () => {

@@ -1,7 +1,6 @@
 import { expect } from "chai";
 import { dustThreshold } from "../../src/policy/standard.js";
-
-const hex = (h: string): Uint8Array => new Uint8Array(Buffer.from(h, "hex"));
+import { fromHex as hex } from "../../src/consensus/bytes.js";
 
 describe("devnet policy: dust thresholds at 3 sat/vB", function () {
   it("matches Bitcoin Core's thresholds per output type", () => {
