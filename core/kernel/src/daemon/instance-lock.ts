@@ -1,4 +1,4 @@
-import { closeSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from "node:fs";
 import { join } from "node:path";
 
 /** File name of the daemon's single-instance lock in the datadir. */
@@ -11,7 +11,34 @@ export class DatadirLockedError extends Error {
   }
 }
 
-function alive(pid: number): boolean {
+/** A process as procfs shows it: its state letter and when it started (ms since the epoch). */
+interface ProcStat {
+  readonly state: string;
+  readonly startedAtMs: number;
+}
+
+/** Clock ticks per second of procfs times (USER_HZ, 100 on Linux). */
+const USER_HZ = 100;
+
+function bootTimeMs(): number {
+  const line = readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith("btime "));
+  return Number(line?.slice(6)) * 1000;
+}
+
+/** `/proc/<pid>/stat` of a process, or `undefined` when there is none (or no procfs). */
+function procStat(pid: number): ProcStat | undefined {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid …": comm may hold spaces and parentheses, so fields start after the last ')'
+  const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+  return { state: fields[0] ?? "", startedAtMs: bootTimeMs() + (Number(fields[19]) * 1000) / USER_HZ };
+}
+
+function signalable(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -21,8 +48,25 @@ function alive(pid: number): boolean {
 }
 
 /**
- * An exclusive lock on a datadir recording the holder's PID. A lock left by a dead process
- * (e.g. after kill -9) is taken over.
+ * Whether the process that wrote a lock (at `writtenAtMs`) still runs. Where procfs exists, a
+ * zombie (killed, not yet reaped) does not count, and neither does a process that got the same PID
+ * after the lock was written (the writer started before writing it). Elsewhere: whether the PID
+ * can be signalled.
+ */
+function holderRuns(pid: number, writtenAtMs: number): boolean {
+  const stat = procStat(pid);
+  // 1 s of slack for the clock-tick rounding of start times
+  if (stat) return stat.state !== "Z" && stat.state !== "X" && stat.startedAtMs <= writtenAtMs + 1_000;
+  if (existsSync("/proc/self/stat")) return false;
+  return signalable(pid);
+}
+
+/**
+ * An exclusive lock on a datadir recording the holder's PID. A lock whose holder no longer runs
+ * (killed with -9, even while it is still a zombie, or whose PID now names a process started after
+ * the lock was written) is taken over. Node has no `flock` without a native addon (and installs
+ * here run without build scripts), hence this check of the holder instead of a lock the kernel
+ * drops when the process dies.
  */
 export class InstanceLock {
   private constructor(private readonly path: string) {}
@@ -39,12 +83,14 @@ export class InstanceLock {
         if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
       }
       let pid = NaN;
+      let writtenAtMs = 0;
       try {
         pid = Number.parseInt(readFileSync(path, "utf8").trim(), 10);
+        writtenAtMs = statSync(path).mtimeMs;
       } catch {
         /* vanished meanwhile: retry */
       }
-      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid)) throw new DatadirLockedError(datadir, pid);
+      if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && holderRuns(pid, writtenAtMs)) throw new DatadirLockedError(datadir, pid);
       rmSync(path, { force: true }); // stale
     }
     throw new Error(`could not take the lock ${path}`);
