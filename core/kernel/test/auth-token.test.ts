@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { AuthToken } from "../src/index.js";
 
-describe("auth token (rest-api.md §2.3)", () => {
+describe("auth token (barkd's format: 0x00 ‖ 32 bytes, base64url without padding)", () => {
   it("encodes 33 bytes (version 0 + secret) as 44 base64url characters starting with A", () => {
     const t = AuthToken.generate().encode();
     expect(t).to.have.length(44);

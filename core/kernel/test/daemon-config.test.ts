@@ -7,7 +7,7 @@ const serve = (argv: string[], env: NodeJS.ProcessEnv = {}) => {
   return c.config;
 };
 
-describe("tenderd command line (rest-api.md §2.11)", () => {
+describe("tenderd command line (barkd's flags, environment and subcommands)", () => {
   it("uses barkd's defaults: port 3000, host 127.0.0.1, deny-all CORS, auth on", () => {
     const c = serve(["--datadir", "/tmp/x"]);
     expect(c).to.include({ port: 3000, host: "127.0.0.1", noAuth: false, exposeMnemonic: false, datadir: "/tmp/x" });

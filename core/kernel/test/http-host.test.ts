@@ -45,7 +45,7 @@ const testPlugin = definePlugin({
   },
 });
 
-describe("HTTP host (rest-api.md §2.1–2.9)", () => {
+describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and OpenAPI)", () => {
   const token = AuthToken.generate();
   let kernel: Kernel;
   let base: string;

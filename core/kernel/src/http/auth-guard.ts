@@ -15,7 +15,8 @@ function isUtf8(latin1Value: string): boolean {
 
 /**
  * Checks the `Authorization: Bearer <token>` header(s) of a request against the configured token,
- * throwing {@link UnauthorizedError} with barkd's exact messages (rest-api.md §2.3).
+ * throwing {@link UnauthorizedError} with barkd's exact messages. Only the case-sensitive
+ * `Bearer ` scheme counts; a second Authorization header after a Bearer one is refused.
  */
 export function checkBearer(req: IncomingMessage, expected: AuthToken): void {
   const values: string[] = [];

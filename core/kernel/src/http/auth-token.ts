@@ -1,6 +1,6 @@
 import { randomBytes, timingSafeEqual } from "node:crypto";
 
-/** Version byte of the only token format (rest-api.md §2.3). */
+/** Version byte of barkd's only token format: version ‖ 32 random bytes, base64url unpadded. */
 export const AUTH_TOKEN_VERSION = 0;
 const SECRET_LEN = 32;
 const ENCODED_LEN = 44; // 33 bytes, base64url without padding

@@ -1,7 +1,7 @@
 /**
  * Typed HTTP errors. Plugins throw these at their edge; the kernel maps them once to barkd's
- * JSON error bodies (rest-api.md §2.6). Any other thrown value becomes a 500 whose message is the
- * cause chain joined with ": ".
+ * JSON error bodies (`{"message"}`, plus `resources` on 404; no discriminator). Any other
+ * thrown value becomes a 500 whose message is the cause chain joined with ": ".
  */
 export abstract class HttpError extends Error {
   abstract readonly status: number;

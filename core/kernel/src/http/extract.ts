@@ -2,8 +2,9 @@ import type { Request } from "express";
 import { z, type ZodType } from "zod";
 
 /**
- * A framework-level rejection: plain-text body, as barkd's HTTP framework answers malformed
- * requests (rest-api.md §2.5). Never the JSON error shape.
+ * A framework-level rejection: plain-text body, as barkd's HTTP framework (axum) answers
+ * malformed requests — 400 bad path/query/JSON, 415 wrong content type, 422 wrong body shape,
+ * 413 too large. Never the JSON error shape.
  */
 export class RequestRejection extends Error {
   constructor(readonly status: 400 | 413 | 415 | 422, message: string) {
