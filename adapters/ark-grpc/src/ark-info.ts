@@ -1,9 +1,13 @@
 /**
- * Checks on `GetArkInfo` before the wallet uses it (flows §1.4, §2.3, §5.1), and server identity
- * pinning (flows §1.4).
+ * Checks on `GetArkInfo` before the wallet uses it (the network is the wallet's, the keys are
+ * compressed public keys, block deltas fit in 14 bits, the fee schedule is complete and ordered),
+ * and server identity pinning (the keys never change once pinned).
  */
+import type { PinnedServerKeys } from "@tender/ark-protocol/server";
 import type { ArkInfo, PpmExpiryFeeEntry } from "./gen/bark_server.js";
 import { InvalidArkInfoError, MailboxPubkeyChangedError, ServerPubkeyChangedError } from "./errors.js";
+
+export type { PinnedServerKeys };
 
 /** Largest block delta a client accepts (u16::MAX / 4). */
 export const MAX_BLOCK_DELTA = 16383;
@@ -12,12 +16,6 @@ export const MAX_BLOCK_DELTA = 16383;
 export const NETWORKS = ["bitcoin", "testnet", "testnet4", "signet", "regtest"] as const;
 /** A bitcoin network name as carried in `ArkInfo.network`. */
 export type NetworkName = (typeof NETWORKS)[number];
-
-/** The server keys a wallet pins. */
-export interface PinnedServerKeys {
-  readonly serverPubkey: Uint8Array;
-  readonly mailboxPubkey: Uint8Array;
-}
 
 /**
  * Validates a received `ArkInfo` for a wallet on `network`; throws {@link InvalidArkInfoError}
@@ -52,7 +50,7 @@ export function effectiveVtxoLifetime(info: ArkInfo): number {
   return info.vtxoLifetime !== 0 ? info.vtxoLifetime : info.vtxoExpiryDelta;
 }
 
-/** A ppm table is valid when its thresholds ascend and its ppms never decrease (§5.1). */
+/** A ppm table is valid when its thresholds ascend and its ppms never decrease. */
 export function isMonotoneFeeTable(table: readonly PpmExpiryFeeEntry[]): boolean {
   for (let i = 1; i < table.length; i++) {
     const a = table[i - 1]!;

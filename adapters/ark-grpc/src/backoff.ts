@@ -1,5 +1,5 @@
 /**
- * Exponential back-off with equal jitter, as the wallet daemon reconnects (flows §6): the delay
+ * Exponential back-off with equal jitter, as the wallet daemon reconnects: the delay
  * starts at 1 s, doubles per failure up to 30 s, and the actual wait is uniform in `[d/2, d]`.
  */
 

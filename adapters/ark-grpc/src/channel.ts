@@ -11,7 +11,7 @@ import { callMetadata } from "./metadata.js";
 import type { MethodDef } from "./service-types.js";
 import type { ServerTarget } from "./url.js";
 
-/** Default channel options: 64 MiB responses, HTTP/2 keep-alive every 20 s (dead after 60 s), also idle (flows §1.1). */
+/** Default channel options: 64 MiB responses, HTTP/2 keep-alive every 20 s (dead after 60 s), also idle. */
 export const DEFAULT_CHANNEL_OPTIONS: grpc.ChannelOptions = {
   "grpc.max_receive_message_length": 64 * 1024 * 1024,
   "grpc.keepalive_time_ms": 20_000,

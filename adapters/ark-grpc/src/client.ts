@@ -1,5 +1,5 @@
 /**
- * `ArkServerClient`: the wallet's connection to an Ark server over gRPC (flows §1, §4.1).
+ * `ArkServerClient`: the wallet's connection to an Ark server over gRPC, with bark's client rules.
  *
  * | Concern | Behaviour |
  * |---|---|
@@ -15,12 +15,13 @@
 import type * as grpc from "@grpc/grpc-js";
 import { TENDER_VERSION } from "@tender/core";
 import { ArkServiceService, type ArkInfo, HandshakeRequest } from "./gen/bark_server.js";
-import { MailboxServiceService, MailboxRequest } from "./gen/mailbox_server.js";
+import { MailboxRequest } from "./gen/mailbox_server.js";
 import { Empty } from "./gen/core.js";
 import { checkPinnedKeys, type NetworkName, type PinnedServerKeys, validateArkInfo } from "./ark-info.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
 import { ArkClientClosedError, ArkClientError, ArkServerConnectionLostError, ArkServerCancelledError, ArkServerError, ArkServerInternalError, ArkServerUnavailableError, ArkServerUrlError } from "./errors.js";
 import { ServerChannel } from "./channel.js";
+import { ReceivingMailboxService } from "./mailbox-codec.js";
 import { CLIENT_PROTOCOL_VERSIONS, isValidUserAgent, negotiateProtocolVersion, type VersionRange } from "./metadata.js";
 import type { ArkService, MailboxService, MethodDef, RequestOf, ResponseOf, StreamMethod, UnaryMethod } from "./service-types.js";
 import { MailboxSubscription, RoundSubscription, type MailboxSubscriptionOptions, type RoundSubscriptionOptions } from "./streams.js";
@@ -225,9 +226,12 @@ export class ArkServerClient {
     return this.unary(ArkServiceService[method] as unknown as MethodDef<RequestOf<ArkService, K>, ResponseOf<ArkService, K>>, request, opts);
   }
 
-  /** Calls a unary `mailbox_server.MailboxService` method (connecting first if needed). */
+  /**
+   * Calls a unary `mailbox_server.MailboxService` method (connecting first if needed). A message
+   * of a kind unknown to this client keeps its bytes (see `mailbox-codec.ts`).
+   */
   mailbox<K extends UnaryMethod<MailboxService>>(method: K, request: RequestOf<MailboxService, K>, opts?: CallOptions): Promise<ResponseOf<MailboxService, K>> {
-    return this.unary(MailboxServiceService[method] as unknown as MethodDef<RequestOf<MailboxService, K>, ResponseOf<MailboxService, K>>, request, opts);
+    return this.unary(ReceivingMailboxService[method] as unknown as MethodDef<RequestOf<MailboxService, K>, ResponseOf<MailboxService, K>>, request, opts);
   }
 
   /** The Ark info fetched at connect time (connecting first if needed). */
@@ -243,7 +247,7 @@ export class ArkServerClient {
   async openStream<K extends StreamMethod<ArkService>>(service: "ark", method: K, request: RequestOf<ArkService, K>, opts?: CallOptions): Promise<grpc.ClientReadableStream<ResponseOf<ArkService, K>>>;
   async openStream<K extends StreamMethod<MailboxService>>(service: "mailbox", method: K, request: RequestOf<MailboxService, K>, opts?: CallOptions): Promise<grpc.ClientReadableStream<ResponseOf<MailboxService, K>>>;
   async openStream(service: "ark" | "mailbox", method: string, request: unknown, opts?: CallOptions): Promise<grpc.ClientReadableStream<unknown>> {
-    const def = (service === "ark" ? ArkServiceService : MailboxServiceService)[method as never] as MethodDef<unknown, unknown>;
+    const def = (service === "ark" ? ArkServiceService : ReceivingMailboxService)[method as never] as MethodDef<unknown, unknown>;
     const session = await this.connect();
     return this.channel.serverStream(def, request, session.protocolVersion, opts?.deadlineMs ?? this.opts.streamDeadlineMs ?? DEFAULT_STREAM_DEADLINE_MS);
   }
@@ -252,7 +256,7 @@ export class ArkServerClient {
    * Subscribes to a wallet mailbox from `checkpoint`, resuming from the last processed
    * checkpoint after every drop (back-off, fresh authorization each time). Gives up after
    * `maxReconnectsWithoutProgress` (default 5) drops without a delivered message and then marks
-   * the client disconnected (flows §6).
+   * the client disconnected, so the heartbeat reconnects and the owner subscribes again.
    */
   subscribeMailbox(opts: Omit<MailboxSubscriptionOptions, "open">): MailboxSubscription {
     const sub: MailboxSubscription = new MailboxSubscription({

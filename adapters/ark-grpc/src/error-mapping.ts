@@ -1,7 +1,8 @@
 /**
- * Turns a grpc-js failure into a typed {@link ArkServerError} (flows §1.5): the status code picks
- * the class, the message prefixes (`bad user input: `, `unusable inputs: [...]`, `not found: `) and
- * the `identifiers` trailer fill its fields.
+ * Turns a grpc-js failure into a typed {@link ArkServerError}: the status code picks the class
+ * (`INVALID_ARGUMENT` and `NOT_FOUND` are rejections, everything else is transient), the message
+ * prefixes (`bad user input: `, `unusable inputs: [...]`, `not found: `) and the `identifiers`
+ * trailer fill its fields.
  */
 import { Metadata, status as GrpcStatus } from "@grpc/grpc-js";
 import {
@@ -49,9 +50,10 @@ export function readIdentifiers(trailers: Metadata | undefined): string[] {
 export function toArkServerError(err: unknown, method: string): ArkServerError {
   const e = (typeof err === "object" && err !== null ? err : {}) as { code?: unknown; details?: unknown; message?: unknown; metadata?: unknown };
   const code = typeof e.code === "number" && e.code in GrpcStatus ? (e.code as GrpcStatus) : GrpcStatus.UNKNOWN;
+  const status = GrpcStatus[code] ?? String(code);
   const serverMessage = typeof e.details === "string" ? e.details : typeof e.message === "string" ? e.message : String(err);
   const identifiers = readIdentifiers(e.metadata instanceof Metadata ? e.metadata : undefined);
-  const details: ServerErrorDetails = { method, code, serverMessage, identifiers };
+  const details: ServerErrorDetails = { method, code, status, serverMessage, identifiers };
   const cause = { cause: err };
   switch (code) {
     case GrpcStatus.INVALID_ARGUMENT:

@@ -1,6 +1,8 @@
 /**
  * @tender/ark-grpc — tender's own gRPC definitions of the Ark server protocol (generated from
- * `proto/` by buf + ts-proto, committed under `src/gen/`) and the wallet's Ark server client.
+ * `proto/` by buf + ts-proto, committed under `src/gen/`), the wallet's Ark server client, and the
+ * Ark server port (`@tender/ark-protocol/server`) over it: {@link GrpcArkServer},
+ * {@link grpcArkServerConnector}.
  *
  * Generated messages, enums, service definitions (`ArkServiceService`, `MailboxServiceService`,
  * the admin services, `IntegrationServiceService`, `HealthService`), server interfaces and client
@@ -29,5 +31,8 @@ export { Backoff, sleep, type BackoffPolicy } from "./backoff.js";
 export * from "./streams.js";
 export { ArkServerClient, isRetryableConnectFailure, type ArkServerClientOptions, type ArkClientLogger, type CallOptions, type ServerSession } from "./client.js";
 export type { ArkService, MailboxService, UnaryMethod, StreamMethod, RequestOf, ResponseOf } from "./service-types.js";
-export { ArkServerClientToken } from "./tokens.js";
 export { ServerChannel, DEFAULT_CHANNEL_OPTIONS, type ServerChannelOptions } from "./channel.js";
+export { GrpcArkServer, grpcArkServerConnector, grpcArkServerConnectorWith } from "./grpc-ark-server.js";
+export { arkInfoOf, arkSessionOf, mailboxMessageOf } from "./domain-mapping.js";
+export { decodeReceivedMailboxMessage, decodeReceivedMailboxMessages, ReceivingMailboxService, type ReceivedMailboxMessage, type ReceivedMailboxMessages } from "./mailbox-codec.js";
+export { serverNetworkOf } from "./networks.js";

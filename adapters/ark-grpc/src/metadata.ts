@@ -1,5 +1,5 @@
 /**
- * Request metadata and protocol-version negotiation (flows §1.2–§1.3).
+ * Request metadata and protocol-version negotiation, as captaind expects them.
  *
  * The first `Handshake` on a channel goes out without `pver`; once the version is negotiated,
  * every call (heartbeat handshakes included) carries `pver: <decimal>`. `x-user-agent` goes on

@@ -4,7 +4,7 @@
  */
 import type { Buffer } from "node:buffer";
 import type { ArkServiceService } from "./gen/bark_server.js";
-import type { MailboxServiceService } from "./gen/mailbox_server.js";
+import type { ReceivingMailboxService } from "./mailbox-codec.js";
 
 /** Shape of one generated method definition. */
 export interface MethodDef<Req = never, Res = unknown> {
@@ -34,5 +34,5 @@ export type ResponseOf<S, K extends keyof S> = S[K] extends { responseDeserializ
 
 /** The wallet-facing `bark_server.ArkService` definition. */
 export type ArkService = typeof ArkServiceService;
-/** The wallet-facing `mailbox_server.MailboxService` definition. */
-export type MailboxService = typeof MailboxServiceService;
+/** The wallet-facing `mailbox_server.MailboxService` definition (messages of unknown kinds keep their bytes). */
+export type MailboxService = typeof ReceivingMailboxService;

@@ -1,5 +1,6 @@
 /**
- * Server streams that survive drops (flows §4.4, §4.5.1, §6).
+ * Server streams that survive drops: bark's wallet resubscribes after every drop with back-off, and
+ * never processes a message twice nor skips one.
  *
  * A {@link ResumableSubscription} (re)opens a stream, hands every item to the consumer one at a
  * time, and when the stream ends or fails waits an exponential back-off (reset whenever an item
@@ -8,7 +9,7 @@
  */
 import type { ClientReadableStream } from "@grpc/grpc-js";
 import type { RoundEvent } from "./gen/bark_server.js";
-import type { MailboxMessage } from "./gen/mailbox_server.js";
+import type { ReceivedMailboxMessage as MailboxMessage } from "./mailbox-codec.js";
 import { Backoff, type BackoffPolicy, sleep } from "./backoff.js";
 import { ArkServerError } from "./errors.js";
 import { toArkServerError } from "./error-mapping.js";
@@ -129,7 +130,7 @@ export interface MailboxSubscriptionOptions {
   /** Opens a stream from the given checkpoint (supplied by the client). */
   readonly open: (checkpoint: bigint) => Promise<ClientReadableStream<MailboxMessage>>;
   readonly backoff?: BackoffPolicy | undefined;
-  /** Default 5 (flows §6). */
+  /** Default 5: after that many fruitless reconnects the server is considered down. */
   readonly maxReconnectsWithoutProgress?: number | undefined;
   readonly onDrop?: ((err: ArkServerError | Error | undefined, waitMs: number) => void) | undefined;
   readonly signal?: AbortSignal | undefined;

@@ -1,5 +1,5 @@
 /**
- * Server address handling (flows §1.1): only `http://` (plaintext) and `https://` (TLS, platform
+ * Server address handling: only `http://` (plaintext) and `https://` (TLS, platform
  * root store, SNI = host); an address without a scheme gets `https://`, as bark does.
  */
 import { ArkServerUrlError } from "./errors.js";

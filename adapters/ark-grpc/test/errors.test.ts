@@ -15,32 +15,23 @@ import {
   parseServerMessage,
   toArkServerError,
 } from "../src/index.js";
-import { FakeArkServer, grpcError } from "./fake-server.js";
+import { FakeArkServer, grpcError, useFakeServers } from "./fake-server.js";
 
 const ID1 = `${"aa".repeat(32)}:0`;
 const ID2 = `${"bb".repeat(32)}:7`;
 
-/** Runs one GetVtxo against a fake that fails it with `err`; returns what the client threw. */
-async function failWith(err: Partial<grpc.StatusObject>): Promise<{ thrown: unknown; client: ArkServerClient; server: FakeArkServer }> {
-  const server = await new FakeArkServer({ ark: { getVtxo: (_c, cb) => cb(err) } }).start();
-  const client = new ArkServerClient({ url: server.url, network: "regtest" });
-  await client.connect();
-  const thrown = await client.ark("getVtxo", { vtxoId: new Uint8Array(36) }).catch((e: unknown) => e);
-  return { thrown, client, server };
-}
-
-describe("ark-grpc error mapping (flows §1.5)", () => {
-  const open: { client: ArkServerClient; server: FakeArkServer }[] = [];
-  afterEach(() => {
-    for (const o of open.splice(0)) {
-      o.client.close();
-      o.server.stop();
-    }
-  });
+describe("ark-grpc error mapping", () => {
+  const fx = useFakeServers();
+  /** Runs one GetVtxo against a fake that fails it with `err`; returns what the client threw. */
+  async function failWith(err: Partial<grpc.StatusObject>): Promise<{ thrown: unknown; client: ArkServerClient; server: FakeArkServer }> {
+    const server = await fx.server({ ark: { getVtxo: (_c, cb) => cb(err) } }).start();
+    const client = fx.client({ url: server.url, network: "regtest" });
+    await client.connect();
+    const thrown = await client.ark("getVtxo", { vtxoId: new Uint8Array(36) }).catch((e: unknown) => e);
+    return { thrown, client, server };
+  }
   async function run(err: Partial<grpc.StatusObject>): Promise<unknown> {
-    const r = await failWith(err);
-    open.push(r);
-    return r.thrown;
+    return (await failWith(err)).thrown;
   }
 
   it("INVALID_ARGUMENT with `bad user input:` is a rejection carrying the reason", async () => {
@@ -92,7 +83,6 @@ describe("ark-grpc error mapping (flows §1.5)", () => {
 
   it("UNAVAILABLE asking for an update is flagged and does not drop the connection", async () => {
     const r = await failWith(grpcError(grpc.status.UNAVAILABLE, "YOU NEED TO UPDATE YOUR WALLET VERSION FOR THIS OPERATION"));
-    open.push(r);
     expect(r.thrown).to.be.instanceOf(ArkServerUnavailableError);
     expect((r.thrown as ArkServerUnavailableError).needsClientUpdate).to.equal(true);
     expect(r.client.connected).to.equal(true);

@@ -5,6 +5,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import {
+  ArkServerClient,
+  type ArkServerClientOptions,
   ArkInfo,
   ArkServiceService,
   type ArkServiceServer,
@@ -14,6 +16,7 @@ import {
   LightningReceiveFees,
   LightningSendFees,
   MailboxServiceService,
+  type MailboxRequest,
   type MailboxServiceServer,
   OffboardFees,
   PpmExpiryFeeEntry,
@@ -73,7 +76,15 @@ export function sampleArkInfo(over: Partial<ArkInfo> = {}): ArkInfo {
 export interface FakeHandlers {
   ark?: Partial<ArkServiceServer>;
   mailbox?: Partial<MailboxServiceServer>;
+  /**
+   * Mailbox handlers that answer pre-encoded bytes (`ReadMailbox` a `MailboxMessages`,
+   * `SubscribeMailbox` one `MailboxMessage` per write), for messages our `.proto` cannot express.
+   */
+  rawMailbox?: { readMailbox?: grpc.handleUnaryCall<MailboxRequest, Uint8Array>; subscribeMailbox?: grpc.handleServerStreamingCall<MailboxRequest, Uint8Array> };
 }
+
+/** Servers started and not yet stopped, so a suite's fixture can stop whatever a test left running. */
+const running = new Set<FakeArkServer>();
 
 export class FakeArkServer {
   readonly calls: RecordedCall[] = [];
@@ -101,11 +112,20 @@ export class FakeArkServer {
       ...this.handlers.ark,
     };
     server.addService(ArkServiceService, this.recording(ArkServiceService, ark));
-    server.addService(MailboxServiceService, this.recording(MailboxServiceService, this.handlers.mailbox ?? {}));
+    const raw = this.handlers.rawMailbox;
+    const mailboxDef = raw
+      ? {
+          ...MailboxServiceService,
+          readMailbox: { ...MailboxServiceService.readMailbox, responseSerialize: (b: Uint8Array) => Buffer.from(b) },
+          subscribeMailbox: { ...MailboxServiceService.subscribeMailbox, responseSerialize: (b: Uint8Array) => Buffer.from(b) },
+        }
+      : MailboxServiceService;
+    server.addService(mailboxDef as grpc.ServiceDefinition, this.recording(MailboxServiceService, { ...this.handlers.mailbox, ...raw }));
     this.port = await new Promise<number>((resolve, reject) =>
       server.bindAsync(`127.0.0.1:${this.port}`, this.credentials(), (err, port) => (err ? reject(err) : resolve(port))),
     );
     this.server = server;
+    running.add(this);
     return this;
   }
 
@@ -117,6 +137,7 @@ export class FakeArkServer {
   stop(): void {
     this.server?.forceShutdown();
     this.server = undefined;
+    running.delete(this);
   }
 
   async restart(): Promise<void> {
@@ -158,6 +179,34 @@ export async function until(cond: () => boolean, timeoutMs = 3_000): Promise<voi
     if (Date.now() > end) throw new Error("condition not met in time");
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * The fake server / client lifecycle of a suite (call it inside `describe`): after each test every
+ * client made with {@link client} (or given to {@link track}) is closed and every started fake
+ * server is stopped.
+ */
+export function useFakeServers(): {
+  server(handlers?: FakeHandlers): FakeArkServer;
+  start(handlers?: FakeHandlers): Promise<FakeArkServer>;
+  client(opts: ArkServerClientOptions): ArkServerClient;
+  track<T extends { close(): void }>(closable: T): T;
+} {
+  const closables: { close(): void }[] = [];
+  afterEach(() => {
+    for (const c of closables.splice(0)) c.close();
+    for (const s of [...running]) s.stop();
+  });
+  const track = <T extends { close(): void }>(c: T): T => {
+    closables.push(c);
+    return c;
+  };
+  return {
+    server: (handlers) => new FakeArkServer(handlers),
+    start: (handlers) => new FakeArkServer(handlers).start(),
+    client: (opts) => track(new ArkServerClient(opts)),
+    track,
+  };
 }
 
 /** Fast back-off for tests. */

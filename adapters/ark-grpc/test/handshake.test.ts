@@ -13,20 +13,16 @@ import {
   OffboardFees,
   FeeSchedule,
 } from "../src/index.js";
-import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo } from "./fake-server.js";
+import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo, useFakeServers } from "./fake-server.js";
 
-describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
+describe("ark-grpc handshake, pver and Ark info", () => {
+  const fx = useFakeServers();
   let server: FakeArkServer;
   let client: ArkServerClient | undefined;
-  afterEach(() => {
-    client?.close();
-    client = undefined;
-    server?.stop();
-  });
 
   it("sends the first Handshake without pver, then pver 5 and x-user-agent on every later call", async () => {
-    server = await new FakeArkServer({ ark: { nextRoundTime: (_c, cb) => cb(null, NextRoundTimeResponse.create({ timestamp: 1_900_000_000n })) } }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    server = await fx.server({ ark: { nextRoundTime: (_c, cb) => cb(null, NextRoundTimeResponse.create({ timestamp: 1_900_000_000n })) } }).start();
+    client = fx.client({ url: server.url, network: "regtest" });
     expect(client.connected).to.equal(false);
     await client.connect();
     expect((await client.ark("nextRoundTime", {})).timestamp).to.equal(1_900_000_000n);
@@ -43,7 +39,7 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
 
   it("sends its software version in the handshake and a custom user agent when configured", async () => {
     const versions: (string | undefined)[] = [];
-    server = await new FakeArkServer({
+    server = await fx.server({
       ark: {
         handshake: (call, cb) => {
           versions.push(call.request.barkVersion);
@@ -51,7 +47,7 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
         },
       },
     }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", userAgent: "my-app/2.1.0", clientVersion: "my-app 2.1.0" });
+    client = fx.client({ url: server.url, network: "regtest", userAgent: "my-app/2.1.0", clientVersion: "my-app 2.1.0" });
     await client.connect();
     expect(versions).to.deep.equal(["my-app 2.1.0"]);
     expect(server.calls.map((c) => c.userAgent)).to.deep.equal(["my-app/2.1.0", "my-app/2.1.0"]);
@@ -69,8 +65,8 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
     [1n, 4n, "version mismatch. Client min is: 5, server max is: 4"],
   ] as const) {
     it(`refuses a server speaking ${min}..${max} without calling GetArkInfo, and stays disconnected`, async () => {
-      server = await new FakeArkServer({ ark: { handshake: (_c, cb) => cb(null, HandshakeResponse.create({ minProtocolVersion: min, maxProtocolVersion: max })) } }).start();
-      client = new ArkServerClient({ url: server.url, network: "regtest" });
+      server = await fx.server({ ark: { handshake: (_c, cb) => cb(null, HandshakeResponse.create({ minProtocolVersion: min, maxProtocolVersion: max })) } }).start();
+      client = fx.client({ url: server.url, network: "regtest" });
       const err = await client.connect().then(
         () => undefined,
         (e: unknown) => e,
@@ -85,10 +81,10 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
   }
 
   it("logs the server's PSA and keeps it in the session", async () => {
-    server = await new FakeArkServer({ ark: { handshake: (_c, cb) => cb(null, HandshakeResponse.create({ minProtocolVersion: 4n, maxProtocolVersion: 5n, psa: "maintenance at noon" })) } }).start();
+    server = await fx.server({ ark: { handshake: (_c, cb) => cb(null, HandshakeResponse.create({ minProtocolVersion: 4n, maxProtocolVersion: 5n, psa: "maintenance at noon" })) } }).start();
     const lines: string[] = [];
     const logger = { debug() {}, info: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
-    client = new ArkServerClient({ url: server.url, network: "regtest", logger });
+    client = fx.client({ url: server.url, network: "regtest", logger });
     const session = await client.connect();
     expect(session.psa).to.equal("maintenance at noon");
     expect(session.serverVersions).to.deep.equal({ min: 4, max: 5 });
@@ -96,8 +92,8 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
   });
 
   it("decodes every ArkInfo field: bigint amounts, 33-byte keys, fee tables, optional fields", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest" });
     const info = await client.arkInfo();
     expect(info).to.deep.equal(sampleArkInfo());
     expect(Buffer.from(info.serverPubkey)).to.deep.equal(Buffer.from(SERVER_PUBKEY));
@@ -133,8 +129,8 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
   ];
   for (const [what, info, text] of badInfos) {
     it(`refuses Ark info with ${what}`, async () => {
-      server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, info()) } }).start();
-      client = new ArkServerClient({ url: server.url, network: "regtest" });
+      server = await fx.server({ ark: { getArkInfo: (_c, cb) => cb(null, info()) } }).start();
+      client = fx.client({ url: server.url, network: "regtest" });
       const err = await client.connect().catch((e: unknown) => e);
       expect(err).to.be.instanceOf(InvalidArkInfoError);
       expect((err as Error).message).to.contain(text);
@@ -144,8 +140,8 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
 
   it("refresh() re-fetches Ark info on the open channel and replaces the session", async () => {
     let n = 0;
-    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ minBoardAmount: BigInt(++n * 1000) })) } }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    server = await fx.server({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ minBoardAmount: BigInt(++n * 1000) })) } }).start();
+    client = fx.client({ url: server.url, network: "regtest" });
     expect((await client.arkInfo()).minBoardAmount).to.equal(1000n);
     const refreshed = await client.refresh();
     expect(refreshed.arkInfo.minBoardAmount).to.equal(2000n);
@@ -154,8 +150,8 @@ describe("ark-grpc handshake, pver and Ark info (flows §1.2–§1.4)", () => {
   });
 
   it("a closed client refuses every call without touching the server", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest" });
     await client.connect();
     client.close();
     expect(client.connected).to.equal(false);

@@ -9,23 +9,19 @@ import {
   ServerPubkeyChangedError,
   SERVER_PUBKEY_CHANGED_MESSAGE,
 } from "../src/index.js";
-import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo, until } from "./fake-server.js";
+import { FakeArkServer, MAILBOX_PUBKEY, SERVER_PUBKEY, sampleArkInfo, until, useFakeServers } from "./fake-server.js";
 
 const OTHER_KEY = new Uint8Array([0x02, ...new Array<number>(32).fill(0x55)]);
 
-describe("ark-grpc server identity pinning (flows §1.4)", () => {
+describe("ark-grpc server identity pinning", () => {
+  const fx = useFakeServers();
   let server: FakeArkServer;
   let client: ArkServerClient | undefined;
-  afterEach(() => {
-    client?.close();
-    client = undefined;
-    server?.stop();
-  });
 
   it("pins both server keys on the first connection and hands them over for storage", async () => {
-    server = await new FakeArkServer().start();
+    server = await fx.server().start();
     const stored: PinnedServerKeys[] = [];
-    client = new ArkServerClient({ url: server.url, network: "regtest", onKeysPinned: (k) => void stored.push(k) });
+    client = fx.client({ url: server.url, network: "regtest", onKeysPinned: (k) => void stored.push(k) });
     await client.connect();
     expect(stored).to.have.length(1);
     expect(Buffer.from(stored[0]!.serverPubkey).toString("hex")).to.equal(Buffer.from(SERVER_PUBKEY).toString("hex"));
@@ -34,15 +30,15 @@ describe("ark-grpc server identity pinning (flows §1.4)", () => {
   });
 
   it("accepts a server that presents the pinned keys again", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
     await client.connect();
     expect(client.connected).to.equal(true);
   });
 
   it("refuses a server whose key changed with bark's 'exit all your VTXOs' text, and stays refused", async () => {
-    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    server = await fx.server({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } }).start();
+    client = fx.client({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
     const err = await client.connect().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ServerPubkeyChangedError);
     expect((err as Error).message).to.equal(SERVER_PUBKEY_CHANGED_MESSAGE);
@@ -57,16 +53,16 @@ describe("ark-grpc server identity pinning (flows §1.4)", () => {
   });
 
   it("refuses a server whose mailbox key changed", async () => {
-    server = await new FakeArkServer({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ mailboxPubkey: OTHER_KEY })) } }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
+    server = await fx.server({ ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ mailboxPubkey: OTHER_KEY })) } }).start();
+    client = fx.client({ url: server.url, network: "regtest", pinnedKeys: { serverPubkey: SERVER_PUBKEY, mailboxPubkey: MAILBOX_PUBKEY } });
     const err = await client.connect().catch((e: unknown) => e);
     expect(err).to.be.instanceOf(MailboxPubkeyChangedError);
     expect((err as Error).message).to.equal(MAILBOX_PUBKEY_CHANGED_MESSAGE);
   });
 
   it("checks the identity again when a live channel silently reconnects to a restarted server", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest" });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest" });
     await client.connect();
     server.handlers = { ark: { getArkInfo: (_c, cb) => cb(null, sampleArkInfo({ serverPubkey: OTHER_KEY })) } };
     await server.restart(); // no call failed: only the channel noticed
@@ -79,8 +75,8 @@ describe("ark-grpc server identity pinning (flows §1.4)", () => {
   });
 
   it("keeps the first pinned key across reconnections: a server replaced by another one is refused", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: { initialMs: 10, maxMs: 20 } });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest", backoff: { initialMs: 10, maxMs: 20 } });
     await client.connect();
     server.stop();
     expect(await client.ark("getOffboardFeeRate", {}).catch((e: unknown) => e)).to.be.instanceOf(ArkServerUnavailableError);

@@ -1,19 +1,15 @@
 import { expect } from "chai";
 import { ArkServerClient, ArkServerConnectionLostError, ArkServerError, ArkServerUnavailableError, Backoff } from "../src/index.js";
-import { FAST_BACKOFF, FakeArkServer, until } from "./fake-server.js";
+import { FAST_BACKOFF, FakeArkServer, until, useFakeServers } from "./fake-server.js";
 
-describe("ark-grpc reconnection (flows §6)", () => {
+describe("ark-grpc reconnection", () => {
+  const fx = useFakeServers();
   let server: FakeArkServer;
   let client: ArkServerClient | undefined;
-  afterEach(() => {
-    client?.close();
-    client = undefined;
-    server?.stop();
-  });
 
   it("reports the server down, then reconnects with back-off once it is back on the same port", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     await client.connect();
     server.stop();
     const err = await client.ark("nextRoundTime", {}).catch((e: unknown) => e);
@@ -33,8 +29,8 @@ describe("ark-grpc reconnection (flows §6)", () => {
   });
 
   it("the heartbeat flips `connected` off while the server is down and back on after its restart", async () => {
-    server = await new FakeArkServer().start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF, heartbeatDeadlineMs: 300 });
+    server = await fx.server().start();
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF, heartbeatDeadlineMs: 300 });
     await client.connect();
     const hb = client.startHeartbeat(25);
     try {
@@ -50,9 +46,9 @@ describe("ark-grpc reconnection (flows §6)", () => {
   });
 
   it("gives up connecting after maxAttempts with the last transport error", async () => {
-    server = await new FakeArkServer().start();
+    server = await fx.server().start();
     server.stop();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const err = await client.connectWithBackoff({ maxAttempts: 3 }).catch((e: unknown) => e);
     expect(err).to.be.instanceOf(ArkServerUnavailableError);
   });

@@ -11,7 +11,7 @@ import {
   VtxoProposal,
   roundEventKey,
 } from "../src/index.js";
-import { FAST_BACKOFF, FakeArkServer, grpcError, until } from "./fake-server.js";
+import { FAST_BACKOFF, FakeArkServer, grpcError, until, useFakeServers } from "./fake-server.js";
 
 const MAILBOX_ID = new Uint8Array([0x02, ...new Array<number>(32).fill(7)]);
 
@@ -35,14 +35,10 @@ function mailboxServer(scripts: ((call: grpc.ServerWritableStream<MailboxRequest
   return { server, requests };
 }
 
-describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
+describe("ark-grpc resumable streams", () => {
+  const fx = useFakeServers();
   let server: FakeArkServer;
   let client: ArkServerClient | undefined;
-  afterEach(() => {
-    client?.close();
-    client = undefined;
-    server?.stop();
-  });
 
   it("resubscribes to the mailbox from the last processed checkpoint after a drop, with a fresh authorization", async () => {
     const m = mailboxServer([
@@ -57,7 +53,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
       },
     ]);
     server = await m.server.start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const seen: bigint[] = [];
     let auths = 0;
     const sub = client.subscribeMailbox({
@@ -88,7 +84,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
       },
     ]);
     server = await m.server.start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const attempts: bigint[] = [];
     const sub = client.subscribeMailbox({
       mailboxId: MAILBOX_ID,
@@ -108,7 +104,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
   it("a consumer that throws is treated like one that failed: same message again, checkpoint kept", async () => {
     const m = mailboxServer([(call) => call.write(arkoor(40n)), (call) => call.write(arkoor(40n))]);
     server = await m.server.start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     let calls = 0;
     const drops: string[] = [];
     const sub = client.subscribeMailbox({
@@ -131,7 +127,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
     const fail = (call: grpc.ServerWritableStream<MailboxRequest, MailboxMessage>) => call.emit("error", grpcError(grpc.status.INVALID_ARGUMENT, "bad user input: mailbox authorization expired"));
     const m = mailboxServer([fail, fail, fail, fail, fail, fail, fail]);
     server = await m.server.start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     await client.connect();
     const drops: string[] = [];
     const sub = client.subscribeMailbox({
@@ -155,7 +151,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
       (call) => call.write(arkoor(11n)),
     ]);
     server = await m.server.start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const seen: bigint[] = [];
     const sub = client.subscribeMailbox({ mailboxId: MAILBOX_ID, checkpoint: 0n, authorization: () => new Uint8Array(105), onMessage: async (x) => void seen.push(x.checkpoint) });
     await until(() => seen.length === 1);
@@ -171,7 +167,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
     const proposal = RoundEvent.create({ event: { $case: "vtxoProposal", value: VtxoProposal.create({ roundSeq: 9n, attemptSeq: 0n }) } });
     const finished = RoundEvent.create({ event: { $case: "finished", value: RoundFinished.create({ roundSeq: 9n, attemptSeq: 0n }) } });
     let subs = 0;
-    server = await new FakeArkServer({
+    server = await fx.server({
       ark: {
         subscribeRounds: (call) => {
           subs++;
@@ -186,7 +182,7 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
         },
       },
     }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const seen: string[] = [];
     const sub = client.subscribeRounds({ onEvent: async (ev) => void seen.push(roundEventKey(ev)!) });
     await until(() => seen.length === 3);
@@ -197,8 +193,8 @@ describe("ark-grpc resumable streams (flows §4.4, §4.5.1, §6)", () => {
   });
 
   it("stop() ends an idle subscription promptly", async () => {
-    server = await new FakeArkServer({ ark: { subscribeRounds: () => undefined } }).start();
-    client = new ArkServerClient({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
+    server = await fx.server({ ark: { subscribeRounds: () => undefined } }).start();
+    client = fx.client({ url: server.url, network: "regtest", backoff: FAST_BACKOFF });
     const sub = client.subscribeRounds({ onEvent: async () => undefined });
     await until(() => sub.subscriptions === 1);
     const started = Date.now();

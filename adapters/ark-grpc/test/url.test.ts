@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { ArkServerClient, ArkServerUrlError, parseServerUrl } from "../src/index.js";
 
-describe("ark-grpc server URLs (flows §1.1)", () => {
+describe("ark-grpc server URLs", () => {
   it("uses plaintext for http:// and TLS for https://, defaulting ports", () => {
     expect(parseServerUrl("http://127.0.0.1:3535")).to.deep.equal({ address: "127.0.0.1:3535", tls: false, host: "127.0.0.1" });
     expect(parseServerUrl("https://ark.example.com")).to.deep.equal({ address: "ark.example.com:443", tls: true, host: "ark.example.com" });

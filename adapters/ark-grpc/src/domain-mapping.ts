@@ -1,0 +1,77 @@
+/**
+ * Generated gRPC messages ↔ the plain data of the Ark server port (`@tender/ark-protocol/server`).
+ * Ark info is mapped only after `validateArkInfo` accepted it (so every fee part is present).
+ */
+import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
+import type { ArkInfo, ArkSession, MailboxMessage } from "@tender/ark-protocol/server";
+import type { ArkInfo as ArkInfoMessage, PpmExpiryFeeEntry } from "./gen/bark_server.js";
+import { MailboxMessage as MailboxMessageCodec } from "./gen/mailbox_server.js";
+import { effectiveVtxoLifetime } from "./ark-info.js";
+import { InvalidArkInfoError } from "./errors.js";
+import type { ServerSession } from "./client.js";
+import type { ReceivedMailboxMessage } from "./mailbox-codec.js";
+
+const table = (t: readonly PpmExpiryFeeEntry[]): PpmExpiryEntry[] => t.map((e) => ({ expiryBlocksThreshold: e.expiryBlocksThreshold, ppm: e.ppm }));
+
+/** The fee schedule of validated Ark info. */
+function feesOf(info: ArkInfoMessage): FeeSchedule {
+  const f = info.fees;
+  if (!f?.board || !f.offboard || !f.refresh || !f.lightningReceive || !f.lightningSend) throw new InvalidArkInfoError("missing fees");
+  return {
+    board: { minFeeSat: f.board.minFeeSat, baseFeeSat: f.board.baseFeeSat, ppm: f.board.ppm },
+    offboard: { baseFeeSat: f.offboard.baseFeeSat, fixedAdditionalVb: f.offboard.fixedAdditionalVb, ppmExpiryTable: table(f.offboard.ppmExpiryTable) },
+    refresh: { baseFeeSat: f.refresh.baseFeeSat, ppmExpiryTable: table(f.refresh.ppmExpiryTable) },
+    lightningReceive: { baseFeeSat: f.lightningReceive.baseFeeSat, ppm: f.lightningReceive.ppm },
+    lightningSend: { minFeeSat: f.lightningSend.minFeeSat, baseFeeSat: f.lightningSend.baseFeeSat, ppmExpiryTable: table(f.lightningSend.ppmExpiryTable) },
+  };
+}
+
+/** The port's Ark info of a validated `ArkInfo` message (`vtxo_lifetime` falls back to `vtxo_expiry_delta`). */
+export function arkInfoOf(info: ArkInfoMessage): ArkInfo {
+  return {
+    network: info.network,
+    serverPubkey: info.serverPubkey,
+    mailboxPubkey: info.mailboxPubkey,
+    roundIntervalSecs: info.roundIntervalSecs,
+    nbRoundNonces: info.nbRoundNonces,
+    vtxoExitDelta: info.vtxoExitDelta,
+    vtxoLifetime: effectiveVtxoLifetime(info),
+    htlcSendExpiryDelta: info.htlcSendExpiryDelta,
+    htlcExpiryDelta: info.htlcExpiryDelta,
+    maxVtxoAmount: info.maxVtxoAmount,
+    requiredBoardConfirmations: info.requiredBoardConfirmations,
+    maxUserInvoiceCltvDelta: info.maxUserInvoiceCltvDelta,
+    minBoardAmount: info.minBoardAmount,
+    offboardFeerateSatVkb: info.offboardFeerateSatVkb,
+    lnReceiveAntiDosRequired: info.lnReceiveAntiDosRequired,
+    fees: feesOf(info),
+    maxVtxoExitDepth: info.maxVtxoExitDepth,
+    maxOffboardInputs: info.maxOffboardInputs,
+    tosLink: info.tosLink,
+  };
+}
+
+/** The port's session of a client session. */
+export function arkSessionOf(s: ServerSession): ArkSession {
+  return { protocolVersion: s.protocolVersion, psa: s.psa, arkInfo: arkInfoOf(s.arkInfo) };
+}
+
+/** The port's mailbox message of a received one; a kind unknown to this client keeps its bytes as received. */
+export function mailboxMessageOf(m: ReceivedMailboxMessage): MailboxMessage {
+  const { checkpoint } = m;
+  const body = m.message;
+  switch (body?.$case) {
+    case "arkoor":
+      return { kind: "arkoor", checkpoint, vtxos: body.value.vtxos };
+    case "roundParticipationCompleted":
+      return { kind: "round-participation-completed", checkpoint, unlockHash: body.value.unlockHash };
+    case "incomingLightningPayment":
+      return { kind: "incoming-lightning-payment", checkpoint, paymentHash: body.value.paymentHash, amountMsat: body.value.amountMsat };
+    case "recoveryVtxoIds":
+      return { kind: "recovery-vtxo-ids", checkpoint, vtxoIds: body.value.vtxoIds };
+    case "lightningSendFinished":
+      return { kind: "lightning-send-finished", checkpoint, paymentHash: body.value.paymentHash, preimage: body.value.preimage };
+    case undefined:
+      return { kind: "unknown", checkpoint, bytes: m.unknownKindBytes ?? MailboxMessageCodec.encode(m).finish() };
+  }
+}

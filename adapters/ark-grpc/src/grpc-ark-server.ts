@@ -1,0 +1,121 @@
+/**
+ * The Ark server port over gRPC: {@link GrpcArkServer} wraps an {@link ArkServerClient} and maps
+ * the generated messages to the port's plain data and back; {@link grpcArkServerConnector} is what
+ * the daemon binary provides to the Ark plugin.
+ */
+import type {
+  ArkoorCosignPart, ArkoorCosignResponse, ArkServer, ArkServerConnector, ArkServerOptions, ArkSession, BoardCosignRequest,
+  BoardCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription, MailboxSubscriptionRequest, RecoveryIdsPost,
+} from "@tender/ark-protocol/server";
+import { ArkServerClient, type ArkServerClientOptions, type ServerSession } from "./client.js";
+import { arkSessionOf, mailboxMessageOf } from "./domain-mapping.js";
+import { serverNetworkOf } from "./networks.js";
+
+const output = (o: { amount: bigint; policy: Uint8Array }) => ({ totalAmount: o.amount, policy: o.policy });
+
+/** An {@link ArkServer} over one {@link ArkServerClient}. */
+export class GrpcArkServer implements ArkServer {
+  private readonly subscriptions = new Set<MailboxSubscription>();
+  private mapped: { raw: ServerSession; session: ArkSession } | undefined;
+
+  constructor(readonly client: ArkServerClient) {}
+
+  get connected(): boolean {
+    return this.client.connected;
+  }
+
+  get session(): ArkSession | undefined {
+    const raw = this.client.currentSession;
+    return raw ? this.sessionOf(raw) : undefined;
+  }
+
+  async connect(): Promise<ArkSession> {
+    return this.sessionOf(await this.client.connect());
+  }
+
+  heartbeat(): Promise<boolean> {
+    return this.client.heartbeat();
+  }
+
+  async nextRoundTime(): Promise<number> {
+    return Number((await this.client.ark("nextRoundTime", {})).timestamp);
+  }
+
+  async registerVtxoTransactions(vtxos: readonly Uint8Array[]): Promise<void> {
+    await this.client.ark("registerVtxoTransactions", { vtxos: [...vtxos] });
+  }
+
+  async requestArkoorCosign(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]> {
+    const res = await this.client.ark("requestArkoorCosign", {
+      parts: parts.map((p) => ({
+        inputVtxoId: p.inputVtxoId, outputs: p.outputs.map(output), isolatedOutputs: p.isolatedOutputs.map(output),
+        userPubNonces: [...p.userPubNonces], useCheckpoint: p.useCheckpoint, attestation: p.attestation,
+      })),
+    });
+    return res.parts.map((p) => ({ serverPubNonces: p.serverPubNonces, serverPartialSigs: p.serverPartialSigs }));
+  }
+
+  async postArkoorMessage(blindedId: Uint8Array, vtxos: readonly Uint8Array[]): Promise<void> {
+    await this.client.mailbox("postArkoorMessage", { blindedId, vtxos: [...vtxos] });
+  }
+
+  async readMailbox(r: MailboxReadRequest): Promise<MailboxPage> {
+    const res = await this.client.mailbox("readMailbox", { mailboxId: r.mailboxId, authorization: r.authorization, checkpoint: r.checkpoint });
+    return { messages: res.messages.map(mailboxMessageOf), haveMore: res.haveMore };
+  }
+
+  subscribeMailbox(r: MailboxSubscriptionRequest): MailboxSubscription {
+    const sub = this.client.subscribeMailbox({
+      mailboxId: r.mailboxId, checkpoint: r.checkpoint, authorization: r.authorization, onMessage: (m) => r.onMessage(mailboxMessageOf(m)),
+    });
+    this.subscriptions.add(sub);
+    void sub.done.then(() => this.subscriptions.delete(sub));
+    return sub;
+  }
+
+  async postRecoveryVtxoIds(p: RecoveryIdsPost): Promise<void> {
+    await this.client.mailbox("postRecoveryVtxoIds", { mailboxId: p.mailboxId, vtxoIds: [...p.vtxoIds], authorization: p.authorization });
+  }
+
+  async requestBoardCosign(r: BoardCosignRequest): Promise<BoardCosignResponse> {
+    const res = await this.client.ark("requestBoardCosign", {
+      amount: r.amount, utxo: r.utxo, expiryHeight: r.expiryHeight, userPubkey: r.userPubkey, pubNonce: r.pubNonce, fundingTx: r.fundingTx,
+    });
+    return { pubNonce: res.pubNonce, partialSig: res.partialSig };
+  }
+
+  async registerBoardVtxo(vtxo: Uint8Array): Promise<void> {
+    await this.client.ark("registerBoardVtxo", { boardVtxo: vtxo });
+  }
+
+  close(): void {
+    for (const s of this.subscriptions) void s.stop();
+    this.subscriptions.clear();
+    this.client.close();
+  }
+
+  /** One mapped session per client session, so repeated reads return the same object. */
+  private sessionOf(raw: ServerSession): ArkSession {
+    if (this.mapped?.raw !== raw) this.mapped = { raw, session: arkSessionOf(raw) };
+    return this.mapped.session;
+  }
+}
+
+/** Opens {@link GrpcArkServer}s; `extra` adds client options (tests: back-off, TLS roots). */
+export function grpcArkServerConnectorWith(extra: Partial<ArkServerClientOptions> = {}): ArkServerConnector {
+  return {
+    open(o: ArkServerOptions): ArkServer {
+      return new GrpcArkServer(new ArkServerClient({
+        ...extra,
+        url: o.url,
+        network: serverNetworkOf(o.network),
+        ...(o.pinnedKeys ? { pinnedKeys: o.pinnedKeys } : {}),
+        ...(o.onKeysPinned ? { onKeysPinned: o.onKeysPinned } : {}),
+        ...(o.logger ? { logger: o.logger } : {}),
+      }));
+    },
+  };
+}
+
+/** The gRPC connector the daemon binary provides to the Ark plugin. */
+export const grpcArkServerConnector: ArkServerConnector = grpcArkServerConnectorWith();
