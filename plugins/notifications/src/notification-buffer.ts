@@ -14,7 +14,7 @@ export type WaitEnd = "timeout" | "wallet-gone" | "stopped";
 export const RETENTION_US = 600 * 1_000_000;
 
 /**
- * The long-poll buffer of one loaded wallet (rest-api.md §2.10): every notification with its
+ * The long-poll buffer of one loaded wallet (barkd's `/notifications/wait`): every notification with its
  * arrival time, purged of entries older than 10 minutes whenever a new one arrives.
  */
 export class NotificationBuffer {

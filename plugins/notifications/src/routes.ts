@@ -25,7 +25,10 @@ const WaitQuerySchema = z.object({
 
 const e500 = { description: "Internal server error", schema: z.object({ message: z.string() }).openapi("InternalServerError") };
 
-/** The notification routes (rest-api.md §3.9, §2.10). `buffer()` is the loaded wallet's buffer. */
+/**
+ * barkd's notification routes: a single-use websocket ticket, the websocket, and the long-poll.
+ * `buffer()` is the loaded wallet's buffer.
+ */
 export function notificationRoutes(
   tickets: TicketStore,
   session: WalletSession,

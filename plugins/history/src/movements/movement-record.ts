@@ -1,7 +1,7 @@
 import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
 import { defineMigration } from "@tender/core";
 
-/** One row of the `movement` table: the stored form of barkd's `Movement` (rest-api.md §4.9). */
+/** One row of the `movement` table: the stored form of barkd's `Movement`. */
 @Entity({ tableName: "movement" })
 export class MovementRecord {
   @PrimaryKey({ type: "integer" })

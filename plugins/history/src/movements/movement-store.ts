@@ -33,7 +33,7 @@ export interface MovementChanges {
 }
 
 /**
- * The wallet's movements (rest-api.md §4.9): rails create and update them here, and every change
+ * The wallet's movements (barkd's `Movement`s): rails create and update them here, and every change
  * raises a `movement-created` / `movement-updated` notification.
  */
 export class MovementStore {

@@ -19,7 +19,7 @@ export interface MovementDestination {
   amount_sat: number;
 }
 
-/** barkd's `Movement` JSON (rest-api.md §4.9). */
+/** barkd's `Movement` JSON (the `bark-json` model barkd's history routes answer with). */
 export interface Movement {
   id: number;
   status: MovementStatus;

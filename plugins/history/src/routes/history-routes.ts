@@ -6,7 +6,7 @@ const list200 = { description: "Movements", schema: z.array(MovementSchema) };
 const e400 = { description: "Invalid request", schema: ErrorSchema.openapi("BadRequestError") };
 const e500 = { description: "Internal server error", schema: ErrorSchema.openapi("InternalServerError") };
 
-/** The history routes (rest-api.md §3.6) and the two deprecated wallet aliases. */
+/** The history routes and barkd's two deprecated aliases, `/wallet/movements` and `/wallet/history`. */
 export function historyRoutes(store: MovementStore): RouteDefinition[] {
   const all = (operationId: string, path: string): RouteDefinition => ({
     method: "get", path, operationId, tag: "wallet", deprecated: true, requiresWallet: true,

@@ -4,7 +4,7 @@ import * as ecc from "tiny-secp256k1";
 
 const bip32 = BIP32Factory(ecc);
 
-/** Path of the "bark node" key whose identifier is the wallet fingerprint (ark-protocol-core.md §3.2). */
+/** Path of bark's "bark node" key: the wallet fingerprint is its BIP-32 identifier, not the master's. */
 export const WALLET_NODE_PATH = "m/350'";
 
 /** The mnemonic is not a valid BIP-39 English phrase. */

@@ -7,10 +7,10 @@ export const DB_FILE = "db.sqlite";
 /** Written first by a wallet creation, removed last: its presence at startup means a creation was interrupted. */
 export const CREATE_JOURNAL_FILE = "wallet-create.journal";
 
-/** Files that survive a wallet deletion (rest-api.md §2.11; tender's lock file in place of barkd's). */
+/** Files that survive a wallet deletion, as in barkd (plus tender's lock file next to barkd's). */
 export const KEEP_ON_DELETE = new Set(["auth_token", "tenderd.lock", "barkd.lock"]);
 
-/** Files a datadir may hold before a wallet is created (rest-api.md §2.11). */
+/** Files a datadir may hold before a wallet is created (barkd's list, plus tender's lock file). */
 const TOLERATED_ON_CREATE = new Set([
   "config.toml", "debug.log", "stdout.log", "stderr.log", "LOCK", "auth_token", "barkd.lock", "tenderd.lock",
 ]);

@@ -8,7 +8,7 @@ import {
 const e400 = { description: "Invalid request", schema: BadRequestErrorSchema };
 const e500 = { description: "Internal server error", schema: InternalServerErrorSchema };
 
-/** The wallet lifecycle routes (rest-api.md §3.1, §4.2). */
+/** The wallet lifecycle routes: create, exists, delete (dangerous, fingerprint-checked), mnemonic (opt-in). */
 export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSession): RouteDefinition[] {
   const create = (operationId: string, undocumented: boolean): RouteDefinition => ({
     method: "post",
