@@ -24,7 +24,7 @@ export const BOB_MNEMONIC = "legal winner thank year wave sausage worth useful l
 /** Daemon configuration with the Ark plugin and its neighbours. */
 export function arkDaemonConfig(ark: Record<string, unknown> = {}): object {
   return {
-    plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-bitcoin", "@tender/plugin-ark"],
+    plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-chain", "@tender/plugin-ark"],
     pluginConfig: { notifications: { waitTimeoutMs: 300 }, ark: { deliveryRetryMs: 500, ...ark } },
   };
 }

@@ -1,8 +1,7 @@
-import { ActionEngine, WalletSession, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceService, WalletSession, definePlugin } from "@tender/core";
 import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { BalanceContributorsService } from "@tender/plugin-wallet";
-import { WalletChainToken } from "@tender/plugin-chain";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletToken } from "@tender/plugin-onchain";
 import type { InjectionToken } from "tsyringe";
@@ -34,8 +33,8 @@ interface BoardsPluginConfig {
 export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
-  dependencies: ["wallet", "chain", "onchain", "history", "ark"],
-  consumes: [BalanceContributorsService],
+  dependencies: ["wallet", "onchain", "history", "ark"],
+  consumes: [BalanceContributorsService, ChainSourceService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
@@ -48,7 +47,7 @@ export const boardsPlugin = definePlugin({
       keys: arkBoardKeys(arkKeys),
       vtxos: arkBoardVtxos(c.resolve(VtxoStoreToken)),
       wallet: onchainFundingWallet(c.resolve(OnchainWalletToken)),
-      chain: sourceBoardChain(c.resolve(WalletChainToken)),
+      chain: sourceBoardChain(ctx.walletService(ChainSourceService)),
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),
     };
     const engine = c.resolve(ActionEngine);

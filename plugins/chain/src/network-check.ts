@@ -1,6 +1,7 @@
-import type { ChainSource } from "@tender/core";
+import type { ChainSource, ChainSourceRegistry, ChainSourceTuning } from "@tender/core";
 import type { WalletCreationCheck } from "@tender/plugin-wallet";
-import { chainNetworkOf, chainSourceFromConfig, type ChainSourceTuning } from "./chain-source-factory.js";
+import { chainNetworkOf } from "./chain-network.js";
+import { buildChainSource } from "./chain-source-kind.js";
 
 /** The chain source answers, but for another network than the wallet's. */
 export class ChainNetworkMismatchError extends Error {
@@ -20,13 +21,13 @@ export async function checkChainNetwork(source: ChainSource, walletNetwork: stri
 }
 
 /**
- * The wallet creation check of the bitcoin plugin: the configured chain source must answer, on
- * the wallet's network. A failure aborts the creation before anything is written. On success
- * `onBirthday` receives the wallet's chain birthday height.
+ * The wallet creation check of the chain plugin: the daemon can build the configured chain
+ * source, and it answers on the wallet's network. A failure aborts the creation before anything
+ * is written. On success `onBirthday` receives the wallet's chain birthday height.
  */
-export function chainSourceCreationCheck(tuning: ChainSourceTuning, onBirthday?: (height: number) => void): WalletCreationCheck {
+export function chainSourceCreationCheck(registry: ChainSourceRegistry, tuning: ChainSourceTuning, onBirthday?: (height: number) => void): WalletCreationCheck {
   return async (ctx) => {
-    const source = chainSourceFromConfig(ctx.config, ctx.network, tuning);
+    const source = buildChainSource(registry, ctx.config, ctx.network, tuning);
     await checkChainNetwork(source, ctx.network);
     if (!onBirthday) return;
     // A restore scans from its given birthday (or the genesis block); a new wallet from today's tip.

@@ -1,17 +1,16 @@
-import { ChainSourceToken, DEFAULT_RETRY_POLICY, Database, WalletLoaded, WalletUnloaded, definePlugin, type RetryPolicy } from "@tender/core";
-import { WalletLifecycleToken } from "@tender/plugin-wallet";
-import type { InjectionToken } from "tsyringe";
+import {
+  ChainSourceRegistryService, ChainSourceService, ChainSourceToken, DEFAULT_RETRY_POLICY, Database, definePlugin,
+  type ChainSourceTuning, type RetryPolicy,
+} from "@tender/core";
+import { WalletKeysService, WalletLifecycleService } from "@tender/plugin-wallet";
 import { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthday } from "./chain-birthday.js";
-import { chainNetworkOf, chainSourceFromConfig } from "./chain-source-factory.js";
+import { buildChainSource } from "./chain-source-kind.js";
+import { chainSourceTokenBridge } from "./chain-token-bridge.js";
 import { chainSourceCreationCheck } from "./network-check.js";
-import { bitcoinRoutes } from "./routes.js";
-import { WalletChain } from "./wallet-chain.js";
+import { chainRoutes } from "./routes.js";
 
-/** DI token of the loaded wallet's chain source (also registered under the kernel's `ChainSourceToken`). */
-export const WalletChainToken: InjectionToken<WalletChain> = Symbol.for("tender.bitcoin.WalletChain");
-
-/** Settings under `pluginConfig.bitcoin`. */
-interface BitcoinPluginConfig {
+/** Settings under `pluginConfig.chain`. */
+interface ChainPluginConfig {
   /** Per-request timeout of the wallet's chain source. */
   timeoutMs?: number;
   /** Attempts per call of the wallet's chain source when it is unreachable. Default 4. */
@@ -24,53 +23,54 @@ interface BitcoinPluginConfig {
 const CREATION_CHECK_RETRY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, attempts: 2, initialDelayMs: 200 };
 
 /**
- * The bitcoin plugin: builds the loaded wallet's {@link ChainSource} (Esplora or bitcoind, from
- * `config.toml`) and shares it under {@link WalletChainToken} and `ChainSourceToken`; checks at
- * wallet creation that the source answers on the wallet's network and records the wallet's chain
+ * The chain plugin: provides the loaded wallet's {@link ChainSourceService}, built on wallet load
+ * by the daemon's chain-source registry from the kind `config.toml` names; checks at wallet
+ * creation that the source answers on the wallet's network and records the wallet's chain
  * birthday (`bitcoin_chain_state`, where a bitcoind source starts scanning); serves
  * `GET /api/v1/bitcoin/tip`.
  */
-export const bitcoinPlugin = definePlugin({
-  name: "bitcoin",
+export const chainPlugin = definePlugin({
+  name: "chain",
   version: "0.1.0",
-  dependencies: ["wallet"],
+  provides: [ChainSourceService],
+  consumes: [ChainSourceRegistryService, WalletLifecycleService, WalletKeysService],
   register(ctx) {
-    const settings = ctx.pluginConfig as BitcoinPluginConfig;
-    const lifecycle = ctx.container.resolve(WalletLifecycleToken);
-    const chain = new WalletChain();
-    ctx.container.registerInstance(WalletChainToken, chain);
-    ctx.container.registerInstance(ChainSourceToken, chain);
-
+    const settings = ctx.pluginConfig as ChainPluginConfig;
+    const registry = ctx.get(ChainSourceRegistryService);
+    const lifecycle = ctx.get(WalletLifecycleService);
     const db = ctx.container.resolve(Database);
     ctx.entities(ChainBirthdayRow);
     ctx.migrations(bitcoinChainStateMigration);
 
+    // The birthday found by the creation check is stored when the new wallet's database is open.
     let createdBirthday: number | undefined;
-    lifecycle.creationChecks.add("bitcoin.chain-source", chainSourceCreationCheck({
+    lifecycle.creationChecks.add("chain-source", chainSourceCreationCheck(registry, {
       timeoutMs: settings.creationCheckTimeoutMs ?? 5_000, retry: CREATION_CHECK_RETRY,
     }, (height) => { createdBirthday = height; }));
 
-    ctx.events.on(WalletLoaded, (wallet) => {
-      const keys = lifecycle.loadedKeys;
-      if (!keys) return;
-      const fresh = createdBirthday;
-      createdBirthday = undefined;
-      chain.attach((async () => {
+    ctx.provideForWallet(ChainSourceService, {
+      create: async ({ wallet, get }) => {
+        const keys = await get(WalletKeysService);
+        const fresh = createdBirthday;
+        createdBirthday = undefined;
         if (fresh !== undefined) await writeBirthday(db, fresh);
         const birthday = await readBirthday(db);
-        const source = chainSourceFromConfig(keys.config, wallet.network, {
+        const tuning: ChainSourceTuning = {
           ...(settings.timeoutMs !== undefined ? { timeoutMs: settings.timeoutMs } : {}),
           ...(settings.retryAttempts !== undefined ? { retry: { ...DEFAULT_RETRY_POLICY, attempts: Math.max(1, settings.retryAttempts) } } : {}),
           ...(birthday !== undefined ? { scanStartHeight: birthday } : {}),
-        });
+        };
+        const source = buildChainSource(registry, keys.config, wallet.network, tuning);
         ctx.logger.info(`chain source: ${source.label}${birthday !== undefined ? ` (wallet birthday ${birthday})` : ""}`);
         return source;
-      })(), chainNetworkOf(wallet.network));
+      },
     });
-    ctx.events.on(WalletUnloaded, () => chain.detach());
 
-    for (const r of bitcoinRoutes(chain)) ctx.route(r);
+    const chain = ctx.walletService(ChainSourceService);
+    // Deprecated: for the plugins that still resolve ChainSourceToken; goes with the token.
+    ctx.container.registerInstance(ChainSourceToken, chainSourceTokenBridge(chain));
+    for (const r of chainRoutes(chain)) ctx.route(r);
   },
 });
 
-export default bitcoinPlugin;
+export default chainPlugin;

@@ -1,4 +1,4 @@
-import { z, type ChainSource, type RouteDefinition } from "@tender/core";
+import { z, type ChainSource, type RouteDefinition, type WalletService } from "@tender/core";
 
 /** barkd's `TipResponse`. */
 export const TipResponse = z.object({ tip_height: z.number().int().min(0) });
@@ -6,7 +6,7 @@ export const TipResponse = z.object({ tip_height: z.number().int().min(0) });
 const internal = z.object({ message: z.string() });
 
 /** `GET /api/v1/bitcoin/tip` (`tip`): the best-chain height of the wallet's chain source. */
-export function bitcoinRoutes(chain: ChainSource): RouteDefinition[] {
+export function chainRoutes(chain: WalletService<ChainSource>): RouteDefinition[] {
   return [{
     method: "get", path: "/api/v1/bitcoin/tip", operationId: "tip", tag: "bitcoin", requiresWallet: true,
     summary: "Best-chain height reported by the wallet's chain source",
@@ -14,6 +14,6 @@ export function bitcoinRoutes(chain: ChainSource): RouteDefinition[] {
       200: { description: "The tip height", schema: TipResponse },
       500: { description: "The chain source failed", schema: internal },
     },
-    handler: async () => ({ tip_height: (await chain.getTip()).height }),
+    handler: async () => ({ tip_height: (await (await chain.get()).getTip()).height }),
   }];
 }

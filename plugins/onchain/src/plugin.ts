@@ -1,5 +1,4 @@
-import { Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
-import { WalletChainToken } from "@tender/plugin-chain";
+import { ChainSourceService, Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
 import { WalletLifecycleToken } from "@tender/plugin-wallet";
 import type { InjectionToken } from "tsyringe";
 import { Bip86Keychain } from "./keychain.js";
@@ -32,11 +31,12 @@ export const onchainPlugin = definePlugin({
   name: "onchain",
   version: "0.1.0",
   dependencies: ["wallet", "chain"],
+  consumes: [ChainSourceService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as OnchainPluginConfig;
     const lifecycle = ctx.container.resolve(WalletLifecycleToken);
-    const chain = ctx.container.resolve(WalletChainToken);
+    const chain = ctx.walletService(ChainSourceService);
     const db = ctx.container.resolve(Database);
     const loaded = new LoadedOnchainWallet();
     ctx.container.registerInstance(OnchainWalletToken, loaded);
@@ -49,7 +49,7 @@ export const onchainPlugin = definePlugin({
       const keys = lifecycle.loadedKeys;
       if (!keys) return;
       loaded.attach(async () => {
-        const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), chain, new SqlOnchainStore(db), logger, {
+        const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), await chain.get(), new SqlOnchainStore(db), logger, {
           ...(settings.rebroadcastGraceMs !== undefined ? { rebroadcastGraceMs: settings.rebroadcastGraceMs } : {}),
           ...(settings.fallbackFeeRateSatPerVb !== undefined ? { fallbackFeeRateSatPerVb: settings.fallbackFeeRateSatPerVb } : {}),
         });

@@ -1,5 +1,6 @@
 export * from "./chain-types.js";
 export * from "./chain-source.js";
+export * from "./chain-source-registry.js";
 export * from "./chain-errors.js";
 export * from "./retry.js";
 export * from "./http-request.js";
