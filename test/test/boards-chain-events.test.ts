@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Transaction } from "bitcoinjs-lib";
+import { displayHex } from "@tender/ark-protocol";
 import { Bip86Keychain, signSpend } from "@tender/plugin-onchain";
 import { generateMnemonic, masterKey } from "@tender/plugin-wallet";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
@@ -40,7 +41,7 @@ describe("boards when the chain misbehaves: dropped and double-spent funding (fl
     // The same wallet key signs a conflicting spend of the funding input (as another wallet on the same seed could).
     const keychain = new Bip86Keychain(masterKey(mnemonic), "regtest");
     const input = funding.ins[0]!;
-    const prevTxid = Buffer.from(input.hash).reverse().toString("hex");
+    const prevTxid = displayHex(input.hash);
     const prev = devnet.node.getTransaction(prevTxid)!;
     const coin = prev.vout[input.index]!;
     const key = keychain.key(0);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Transaction } from "bitcoinjs-lib";
+import { displayHex, encodeOutPoint, parseOutPoint, toHex } from "@tender/ark-protocol";
 import { generateMnemonic, masterKey } from "@tender/plugin-wallet";
 import WebSocket from "ws";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
@@ -7,8 +8,6 @@ import {
   BOARD_DAEMON_CONFIG, MIN_BOARD_SAT, REQUIRED_CONFIRMATIONS, boardFeeOf, fundedWallet, movement, ok, startBoardDevnet, until,
   type DevnetWithArk, type Movement, type PendingBoardInfo,
 } from "./boards-harness.js";
-
-const toHexString = (b: Uint8Array) => Buffer.from(b).toString("hex");
 
 interface OnchainBalance { total_sat: number; confirmed_sat: number; trusted_pending_sat: number }
 interface ArkBalance { spendable_sat: number; pending_board_sat: number }
@@ -84,11 +83,10 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
     const spendable = (await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos")).find((v) => v.id === board.vtxos[0]);
     expect(spendable!.state).to.deep.equal({ type: "spendable" });
     // Its id is backed up in the wallet's recovery mailbox (m/350'/2').
-    const recoveryId = toHexString(masterKey(mnemonic).derivePath("m/350'/2'").publicKey);
+    const recoveryId = toHex(masterKey(mnemonic).derivePath("m/350'/2'").publicKey);
     const backups = await devnet.ark.server.ctx.store.readMailbox(recoveryId, 0n, 100);
-    const [txid, vout] = board.vtxos[0]!.split(":");
-    const outpoint = Buffer.concat([Buffer.from(txid!, "hex").reverse(), Buffer.from([Number(vout), 0, 0, 0])]).toString("hex");
-    expect(backups.filter((b) => b.kind === "recovery").map((b) => toHexString(b.payload))).to.include(outpoint);
+    const outpoint = toHex(encodeOutPoint(parseOutPoint(board.vtxos[0]!)));
+    expect(backups.filter((b) => b.kind === "recovery").map((b) => toHex(b.payload))).to.include(outpoint);
 
     const notes = (await ok<WaitResponse>(d, "GET", `/api/v1/notifications/wait${since ? `?since=${encodeURIComponent(since)}` : ""}`)).notifications
       .filter((n) => n.movement?.id === board.movement_id);
@@ -127,7 +125,7 @@ describe("boards over HTTP on the devnet with the reference Ark server (flows §
       ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 100_000 }),
       ok<PendingBoardInfo>(d, "POST", "/api/v1/boards/board-amount", { amount_sat: 100_000 }),
     ]);
-    const inputs = (x: PendingBoardInfo) => Transaction.fromHex(x.funding_tx.tx).ins.map((i) => `${Buffer.from(i.hash).reverse().toString("hex")}:${i.index}`);
+    const inputs = (x: PendingBoardInfo) => Transaction.fromHex(x.funding_tx.tx).ins.map((i) => `${displayHex(i.hash)}:${i.index}`);
     expect(inputs(a)).to.have.length(1);
     expect(inputs(b)).to.have.length(1);
     expect(inputs(a)[0]).to.not.equal(inputs(b)[0]);

@@ -1,5 +1,6 @@
 import { expect } from "chai";
 import { Transaction } from "bitcoinjs-lib";
+import { displayHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   BOARD_DAEMON_CONFIG, REQUIRED_CONFIRMATIONS, fundedWallet, movement, ok, startBoardDevnet, until, type DevnetWithArk, type PendingBoardInfo,
@@ -38,7 +39,7 @@ describe("flows §8.2 client scenario: two consecutive boards (bark/board::board
     await ok(d, "POST", "/api/v1/onchain/sync");
     const second = await boardAndConfirm(100_000);
     const spentByFirst = Transaction.fromHex(first.funding_tx.tx).getId();
-    const input = Transaction.fromHex(second.funding_tx.tx).ins.map((i) => Buffer.from(i.hash).reverse().toString("hex"));
+    const input = Transaction.fromHex(second.funding_tx.tx).ins.map((i) => displayHex(i.hash));
     expect(input, "the second board spends the first one's change").to.deep.equal([spentByFirst]);
 
     const vtxos = await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos");
