@@ -16,7 +16,8 @@ export const BARKD_OPENAPI: OpenApiDoc = JSON.parse(
 
 /**
  * Where barkd's published document and barkd's behaviour disagree, compatibility means the
- * behaviour (rest-api.md §6). These patches make the schemas describe what barkd really sends.
+ * behaviour (what barkd's handlers and `bark-json` models really do). These patches make the
+ * schemas describe what barkd really sends.
  */
 function applyDocumentedBehaviour(doc: OpenApiDoc): void {
   const schemas = doc.components.schemas as Record<string, { properties?: Record<string, { type?: unknown }>; required?: string[] }>;

@@ -11,7 +11,7 @@ async function exited(d: Daemon, ms = 30_000): Promise<void> {
   await until("the daemon to be killed at its fault point", async () => (d.proc.exitCode !== null || d.proc.signalCode !== null ? true : undefined), ms);
 }
 
-describe("an arkoor send survives SIGKILL at every checkpoint (flows §4.3, issue: crash safety)", function () {
+describe("an arkoor send survives SIGKILL at every checkpoint (crash safety)", function () {
   this.timeout(240_000);
   let devnet: DevnetWithArk;
   let bob: Daemon;

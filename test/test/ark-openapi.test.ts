@@ -6,7 +6,7 @@ import { arkDaemonConfig } from "./ark-harness.js";
 
 interface Doc { paths: Record<string, Record<string, { operationId: string }>> }
 
-/** Every operation the Ark plugin serves (rest-api §3.1). */
+/** Every operation the Ark plugin serves (in barkd's wallet group). */
 const OPERATIONS: [string, string, string][] = [
   ["get", "/api/v1/wallet/connected", "connected"],
   ["get", "/api/v1/wallet/ark-info", "ark_info"],

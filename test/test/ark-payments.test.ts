@@ -10,7 +10,7 @@ import {
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/;
 
-describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows §4.3–4.4)", function () {
+describe("Ark payments between two daemons on the devnet (wallet routes, arkoor send, mailbox receive)", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let alice: Daemon;
@@ -229,7 +229,7 @@ describe("Ark payments between two daemons on the devnet (rest-api §3.1, flows 
     expect((await eve.api("GET", "/api/v1/wallet/next-round")).status).to.equal(500);
   });
 
-  it("sends a dust amount (isolated output, flows §8.3 dust arkoor) and Bob receives it", async () => {
+  it("sends a dust amount (isolated output, bark's dust arkoor scenario) and Bob receives it", async () => {
     const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
     const [aliceBefore, bobBefore] = [await spendable(alice), await spendable(bob)];
     await ok(alice, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 100 });

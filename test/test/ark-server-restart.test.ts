@@ -9,7 +9,7 @@ import {
   type DevnetWithArk, type Movement, type VtxoInfo,
 } from "./ark-harness.js";
 
-describe("the Ark rail survives a restart of the reference server (flows §1.4, §4.4, §6)", function () {
+describe("the Ark rail survives a restart of the reference server (pinned keys, heartbeat, mailbox resubscription)", function () {
   this.timeout(180_000);
   let devnet: Devnet;
   let ark: RunningArkServer;
@@ -45,7 +45,7 @@ describe("the Ark rail survives a restart of the reference server (flows §1.4, 
 
     await ark.stop();
     await until("Alice sees the server gone", async () => ((await connected(alice)) ? undefined : true));
-    // Addresses derive offline from the pinned server keys (flows §8.1 bark_address_works_offline).
+    // Addresses derive offline from the pinned server keys (bark's `bark_address_works_offline`).
     await until("Bob sees the server gone", async () => ((await connected(bob)) ? undefined : true));
     const offline = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
     expect(offline.address).to.match(/^tark1/).and.not.equal(address);

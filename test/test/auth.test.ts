@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { cleanup, runTenderd, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import { rawGet } from "./http-raw.js";
 
-describe("tenderd authentication (rest-api.md §2.3)", function () {
+describe("tenderd authentication (barkd's bearer token)", function () {
   this.timeout(60_000);
   let d: Daemon;
   before(async () => { d = await startDaemon(); });
@@ -113,7 +113,7 @@ describe("tenderd secret subcommands and pre-placed tokens", function () {
   });
 });
 
-describe("tenderd no-auth mode (rest-api.md §2.4)", function () {
+describe("tenderd no-auth mode (loopback only unless dangerously allowed)", function () {
   this.timeout(60_000);
 
   it("refuses --no-auth on a non-loopback host", async () => {

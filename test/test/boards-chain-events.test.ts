@@ -8,7 +8,7 @@ import {
   BOARD_DAEMON_CONFIG, REQUIRED_CONFIRMATIONS, fundedWallet, movement, ok, startBoardDevnet, until, type DevnetWithArk, type PendingBoardInfo,
 } from "./boards-harness.js";
 
-describe("boards when the chain misbehaves: dropped and double-spent funding (flows §4.2 step 10)", function () {
+describe("boards when the chain misbehaves: dropped and double-spent funding (the confirming step)", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let d: Daemon;

@@ -13,7 +13,7 @@ interface OnchainBalance { total_sat: number }
  */
 const POINTS = ["board-cosign:after", "board-record:after", "board-broadcast:after", "board-register:after"];
 
-describe("boards survive kill -9 at their checkpoints (flows §4 actions, issue 6 crash safety)", function () {
+describe("boards survive kill -9 at their checkpoints (persisted re-entrant actions, issue 6 crash safety)", function () {
   this.timeout(180_000);
   let devnet: DevnetWithArk;
   const datadirs: string[] = [];

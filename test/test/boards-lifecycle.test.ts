@@ -14,7 +14,7 @@ interface ArkBalance { spendable_sat: number; pending_board_sat: number }
 interface VtxoInfo { id: string; amount_sat: number; chain_anchor: string; state: { type: string } }
 interface WaitResponse { notifications: { type: string; movement?: Movement }[]; last_pushed_at: string | null }
 
-describe("boards over HTTP on the devnet with the reference Ark server (flows §4.2, rest-api §3.3, §3.5)", function () {
+describe("boards over HTTP on the devnet with the reference Ark server (board routes, board fee estimate)", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let d: Daemon;

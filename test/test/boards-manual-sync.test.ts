@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import { BOARD_DAEMON_CONFIG, REQUIRED_CONFIRMATIONS, fundedWallet, ok, startBoardDevnet, type DevnetWithArk, type PendingBoardInfo } from "./boards-harness.js";
 
-/** rest-api.md §2.12: with `daemon_manual_sync = true` only the heartbeat runs; `POST /wallet/sync` drives boards. */
+/** barkd's manual-sync mode: with `daemon_manual_sync = true` only the heartbeat runs; `POST /wallet/sync` drives boards. */
 describe("boards with daemon_manual_sync", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;

@@ -10,7 +10,7 @@ const ADDR = "bcrt1p8wpt9v4frpf3tkn0srd97pksgsxc5hs52lafxwru9kgeephvs7rqjeprhg";
 
 interface Movement { id: number; metadata?: Record<string, unknown>; time: { created_at: string; updated_at: string; completed_at?: string } }
 
-describe("history (rest-api.md §3.6, §4.9)", function () {
+describe("history (barkd's /history routes and Movement JSON)", function () {
   this.timeout(60_000);
   let d: Daemon;
   before(async () => {

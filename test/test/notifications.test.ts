@@ -33,7 +33,7 @@ const until = async (cond: () => boolean, ms = 5000) => {
   }
 };
 
-describe("notifications (rest-api.md §2.10), end to end through a plugin's events", function () {
+describe("notifications (websocket ticket and long-poll), end to end through a plugin's events", function () {
   this.timeout(60_000);
   let d: Daemon;
   before(async () => {

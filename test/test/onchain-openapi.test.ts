@@ -5,7 +5,7 @@ import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 
 interface Doc { paths: Record<string, Record<string, { operationId: string }>> }
 
-/** Every operation the bitcoin and onchain plugins serve (rest-api.md §3.2, §3.5, §3.10). */
+/** Every operation the bitcoin and onchain plugins serve (barkd's onchain, fees and bitcoin groups). */
 const OPERATIONS: [string, string, string][] = [
   ["get", "/api/v1/onchain/balance", "onchain_balance"],
   ["post", "/api/v1/onchain/addresses/next", "onchain_address"],

@@ -16,7 +16,7 @@ interface Balance { total_sat: number; trusted_spendable_sat: number; immature_s
 interface TxInfo { txid: string; tx: string; onchain_fee_sat?: number; balance_change_sat: number; confirmation: { height: number; hash: string } | null; is_cpfp: boolean }
 interface Utxo { outpoint: string; amount_sat: number; confirmation_height: number | null }
 
-describe("on-chain wallet over HTTP on the devnet (rest-api.md §3.2, §3.5, §3.10)", function () {
+describe("on-chain wallet over HTTP on the devnet (onchain, fees and bitcoin routes)", function () {
   this.timeout(90_000);
   let devnet: Devnet;
   let d: Daemon;

@@ -8,12 +8,12 @@ import {
 } from "./ark-harness.js";
 
 /**
- * Client-side scenarios of flows §8.1/§8.3 that no other end-to-end test asserts (see the
- * mapping table in test/README.md): the next round lies ahead; the VTXO ids of an arkoor payment
+ * Client-side scenarios of bark's integration tests that no other end-to-end test asserts (see
+ * the mapping table in test/README.md): the next round lies ahead; the VTXO ids of an arkoor payment
  * are backed up in both wallets' recovery mailboxes; an Arkade address is refused; a payment of
  * several inputs arrives as several VTXOs in one movement; two racing sends never double-spend.
  */
-describe("flows §8 client scenarios: next round, recovery mailbox, Arkade address, multi-piece receive, concurrent sends", function () {
+describe("bark's client scenarios: next round, recovery mailbox, Arkade address, multi-piece receive, concurrent sends", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let alice: Daemon;

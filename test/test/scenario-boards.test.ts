@@ -9,10 +9,11 @@ import {
 interface VtxoInfo { id: string; amount_sat: number; state: { type: string } }
 
 /**
- * Client-side board scenario of flows §8.2 that no other end-to-end test asserts (see the mapping
- * table in test/README.md): a second board after the first one completed, funded by its change.
+ * Client-side board scenario of bark's integration tests that no other end-to-end test asserts
+ * (see the mapping table in test/README.md): a second board after the first one completed,
+ * funded by its change.
  */
-describe("flows §8.2 client scenario: two consecutive boards (bark/board::board_twice_bark)", function () {
+describe("bark's client board scenario: two consecutive boards (bark/board::board_twice_bark)", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let d: Daemon;

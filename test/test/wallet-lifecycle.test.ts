@@ -10,7 +10,7 @@ const ABANDON_FINGERPRINT = "53bdf6b1";
 let REGTEST: Record<string, unknown>;
 before(async () => { REGTEST = await regtestWallet(); });
 
-describe("wallet lifecycle (rest-api.md §3.1, §4.2)", function () {
+describe("wallet lifecycle (create, exists, delete, mnemonic)", function () {
   this.timeout(60_000);
   let d: Daemon;
   beforeEach(async () => { d = await startDaemon(); });

@@ -4,7 +4,7 @@ import { BalanceContributorsService, SendDestinationsService } from "@tender/plu
 import { ExampleNote, exampleNoteMigration } from "./example-note.js";
 import { registerVoucherRail } from "./voucher-rail.js";
 
-/** A sample `Movement` (rest-api.md §4.9) announced by the example plugin; real ones come from the rails. */
+/** A sample barkd `Movement` announced by the example plugin; real ones come from the rails. */
 export function sampleMovement(id: number): Record<string, unknown> {
   const now = new Date().toISOString();
   return {
