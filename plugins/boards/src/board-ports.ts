@@ -76,8 +76,8 @@ export interface FundingTx {
   readonly inputs: readonly string[];
 }
 
-/** The on-chain wallet, as boards use it. */
-export interface FundingWallet {
+/** Where a board's funding transaction comes from: the on-chain wallet's coins and keys, as boards use them. */
+export interface BoardFunding {
   /**
    * Builds and signs (without broadcasting) a transaction paying `amountSat` (or, with `"all"`,
    * every spendable coin minus the fee) to `script`, never spending the coins in `exclude`.
@@ -118,7 +118,7 @@ export interface BoardPorts {
   readonly server: BoardServer;
   readonly keys: BoardKeys;
   readonly vtxos: BoardVtxoStore;
-  readonly wallet: FundingWallet;
+  readonly wallet: BoardFunding;
   readonly chain: BoardChain;
   readonly movements: BoardMovements;
 }

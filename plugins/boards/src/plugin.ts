@@ -3,7 +3,7 @@ import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { BalanceContributorsService } from "@tender/plugin-wallet";
 import { MovementStoreToken } from "@tender/plugin-history";
-import { OnchainWalletToken } from "@tender/plugin-onchain";
+import { OnchainWalletService } from "@tender/plugin-onchain";
 import type { InjectionToken } from "tsyringe";
 import { boardAction } from "./board-action.js";
 import type { BoardPorts } from "./board-ports.js";
@@ -12,7 +12,7 @@ import { boardRoutes } from "./board-routes.js";
 import { BoardService } from "./board-service.js";
 import { arkBoardKeys, arkBoardServer, arkBoardVtxos } from "./wiring/ark-services.js";
 import { sourceBoardChain } from "./wiring/chain.js";
-import { onchainFundingWallet } from "./wiring/funding-wallet.js";
+import { onchainBoardFunding } from "./wiring/board-funding.js";
 import { historyBoardMovements } from "./wiring/movements.js";
 
 /** DI token of the wallet's boards: pending boards, `pending_board_sat`, and a sync hook. */
@@ -33,8 +33,8 @@ interface BoardsPluginConfig {
 export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
-  dependencies: ["wallet", "onchain", "history", "ark"],
-  consumes: [BalanceContributorsService, ChainSourceService],
+  dependencies: ["wallet", "history", "ark"],
+  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
@@ -46,7 +46,7 @@ export const boardsPlugin = definePlugin({
       server: arkBoardServer(connection, arkKeys),
       keys: arkBoardKeys(arkKeys),
       vtxos: arkBoardVtxos(c.resolve(VtxoStoreToken)),
-      wallet: onchainFundingWallet(c.resolve(OnchainWalletToken)),
+      wallet: onchainBoardFunding(ctx.walletService(OnchainWalletService)),
       chain: sourceBoardChain(ctx.walletService(ChainSourceService)),
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),
     };

@@ -1,6 +1,6 @@
 /** @tender/plugin-onchain — the daemon's BIP-86 on-chain wallet and barkd's `/api/v1/onchain` routes. */
-export { onchainPlugin as default, onchainPlugin, OnchainWalletToken } from "./plugin.js";
-export { LoadedOnchainWallet } from "./loaded-wallet.js";
+export { onchainPlugin as default, onchainPlugin } from "./plugin.js";
+export { OnchainWalletService, openedOnchainWallet } from "./onchain-wallet-service.js";
 export { OnchainWallet, type OnchainWalletOptions, type Payment, type CpfpRequest } from "./onchain-wallet.js";
 export { Bip86Keychain, addressNetworkOf, type DerivedKey } from "./keychain.js";
 export { WalletTxGraph, COINBASE_MATURITY, type WalletUtxo, type OnchainBalanceSat, type WalletTxSummary } from "./tx-graph.js";

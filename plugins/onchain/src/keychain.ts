@@ -23,8 +23,9 @@ export interface DerivedKey {
 }
 
 /**
- * The wallet's BIP-86 keychain `tr(m/86'/c'/0'/0/*)` (c = 0 on mainnet, 1 elsewhere; external
- * chain only, ark-protocol-core.md §3.3). Keys are derived once and cached.
+ * The wallet's BIP-86 keychain `tr(m/86'/c'/0'/0/*)` (c = 0 on mainnet, 1 elsewhere). Like
+ * bark's on-chain wallet it uses the external chain only: change goes to a fresh external
+ * address too. Keys are derived once and cached.
  *
  * @example
  * const chain = new Bip86Keychain(master, "regtest");

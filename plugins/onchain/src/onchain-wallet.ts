@@ -1,12 +1,11 @@
 import type { Psbt } from "bitcoinjs-lib";
-import { ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
+import { AsyncLock, ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
 import { ADDRESS_GAP, REBROADCAST_GRACE_MS, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
 import { destinationScript } from "./destination.js";
 import { CpfpChildTooLargeError, DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
 import { fallbackRates, fetchFeeRates, type OnchainFeeRates } from "./fee-rates.js";
 import type { Bip86Keychain } from "./keychain.js";
-import { Mutex } from "./mutex.js";
 import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
 import { signSpend, type AnchorInput, type SignedSpend } from "./tx-builder.js";
 import { WalletTxGraph, type OnchainBalanceSat, type WalletTxSummary, type WalletUtxo } from "./tx-graph.js";
@@ -49,7 +48,7 @@ export interface CpfpRequest {
  * runs alone.
  */
 export class OnchainWallet {
-  private readonly mutex = new Mutex();
+  private readonly lock = new AsyncLock();
   readonly graph: WalletTxGraph;
   private nextIndex = 0;
   private tipHeight = 0;
@@ -86,7 +85,7 @@ export class OnchainWallet {
 
   /** Reveals and persists the next external address. */
   nextAddress(): Promise<string> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const key = this.keychain.key(this.nextIndex);
       await this.store.saveState({ nextIndex: this.nextIndex + 1 });
       this.nextIndex++;
@@ -130,7 +129,7 @@ export class OnchainWallet {
 
   /** Full sync with the chain source, re-broadcast of stale unconfirmed transactions, fee rates. */
   sync(): Promise<SyncReport> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const report = await syncWallet({
         source: this.source, keychain: this.keychain, graph: this.graph, store: this.store, logger: this.logger,
         revealed: this.nextIndex, now: this.now, rebroadcastGraceMs: this.graceMs,
@@ -158,7 +157,7 @@ export class OnchainWallet {
   /** Pays `payments` in one transaction at the regular (3-block) rate; returns its txid. */
   async send(payments: readonly Payment[]): Promise<string> {
     const outputs = this.parsePayments(payments);
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
       const change = this.keychain.key(this.nextIndex);
       const sel = selectCoins(this.spendableUtxos(), { outputs, satPerVb: rate, changeScript: change.script });
@@ -172,7 +171,7 @@ export class OnchainWallet {
   /** Sends every spendable coin, minus the fee, to `address`. */
   async drain(address: string): Promise<string> {
     const script = destinationScript(address, this.keychain.network, this.keychain.walletNetwork);
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
       const inputs = this.spendableUtxos();
       const total = inputs.reduce((s, u) => s + u.valueSat, 0n);
@@ -192,7 +191,7 @@ export class OnchainWallet {
    * `is_cpfp` in the transaction list.
    */
   fundCpfpChild(req: CpfpRequest): Promise<SignedSpend> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const change = this.keychain.key(this.nextIndex);
       const parentNeeds = feeFor(req.parentVsize * 4, req.satPerVb) - req.parentFeeSat;
       const sel = selectCoins(this.spendableUtxos(true), {
@@ -217,7 +216,7 @@ export class OnchainWallet {
    * {@link markBroadcast} is called or a sync sees it on chain; {@link abandon} releases it.
    */
   hold(signed: SignedSpend, options: { isCpfp?: boolean } = {}): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       if (this.graph.has(signed.txid)) return;
       await this.remember(signed, options.isCpfp ?? false, null, true);
     });
@@ -244,7 +243,7 @@ export class OnchainWallet {
 
   /** Records that a held transaction ({@link fundCpfpChild}, {@link hold}) was handed to the network. */
   markBroadcast(txid: string): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const g = this.graph.get(txid);
       if (!g) return;
       g.stored = { ...g.stored, lastBroadcastMs: this.now(), held: false };
@@ -254,7 +253,7 @@ export class OnchainWallet {
 
   /** Forgets a held transaction that will never be broadcast (e.g. a refused package), releasing its inputs. */
   abandon(txid: string): Promise<void> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       const g = this.graph.get(txid);
       if (!g || !g.stored.held) return;
       await this.store.deleteTx(txid);

@@ -1,16 +1,12 @@
-import { ChainSourceService, Database, WalletLoaded, WalletUnloaded, definePlugin } from "@tender/core";
-import { WalletLifecycleToken } from "@tender/plugin-wallet";
-import type { InjectionToken } from "tsyringe";
+import { ChainSourceService, Database, definePlugin } from "@tender/core";
+import { FeeEstimatorsService } from "@tender/plugin-fees";
+import { WalletKeysService } from "@tender/plugin-wallet";
 import { Bip86Keychain } from "./keychain.js";
-import { LoadedOnchainWallet } from "./loaded-wallet.js";
 import { OnchainWallet } from "./onchain-wallet.js";
+import { OnchainWalletService, openedOnchainWallet } from "./onchain-wallet-service.js";
 import { OnchainStateRow, OnchainTxRow, onchainHeldMigration, onchainInitMigration } from "./persistence/entities.js";
 import { SqlOnchainStore } from "./persistence/sql-store.js";
 import { onchainFeeRatesEstimate, onchainRoutes } from "./routes.js";
-import { FeeEstimatorsService } from "@tender/plugin-fees";
-
-/** DI token of the loaded wallet's on-chain wallet (addresses, coins, PSBT signing, CPFP funding). */
-export const OnchainWalletToken: InjectionToken<LoadedOnchainWallet> = Symbol.for("tender.onchain.LoadedOnchainWallet");
 
 /** Settings under `pluginConfig.onchain`. */
 interface OnchainPluginConfig {
@@ -24,53 +20,50 @@ interface OnchainPluginConfig {
 
 /**
  * The on-chain wallet plugin: the wallet's BIP-86 taproot keychain and its transactions
- * (`onchain_tx`, `onchain_state`), barkd's `/api/v1/onchain/*` and `GET /api/v1/fees/onchain`,
- * a background sync task, and {@link OnchainWalletToken} for plugins that fund fee bumps.
+ * (`onchain_tx`, `onchain_state`), barkd's `/api/v1/onchain/*`, the on-chain fee rates of
+ * `GET /api/v1/fees/onchain` (through the fees plugin), a background sync task, and the wallet
+ * service {@link OnchainWalletService} for plugins that fund transactions from it (boards, exits).
  */
 export const onchainPlugin = definePlugin({
   name: "onchain",
   version: "0.1.0",
-  dependencies: ["wallet", "chain"],
-  consumes: [ChainSourceService],
+  provides: [OnchainWalletService],
+  consumes: [WalletKeysService, ChainSourceService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as OnchainPluginConfig;
-    const lifecycle = ctx.container.resolve(WalletLifecycleToken);
-    const chain = ctx.walletService(ChainSourceService);
     const db = ctx.container.resolve(Database);
-    const loaded = new LoadedOnchainWallet();
-    ctx.container.registerInstance(OnchainWalletToken, loaded);
-    const logger = ctx.logger;
 
     ctx.entities(OnchainTxRow, OnchainStateRow);
     ctx.migrations(onchainInitMigration, onchainHeldMigration);
 
-    ctx.events.on(WalletLoaded, (wallet) => {
-      const keys = lifecycle.loadedKeys;
-      if (!keys) return;
-      loaded.attach(async () => {
-        const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), await chain.get(), new SqlOnchainStore(db), logger, {
+    ctx.provideForWallet(OnchainWalletService, {
+      create: async ({ wallet, get }) => {
+        const keys = await get(WalletKeysService);
+        const source = await get(ChainSourceService);
+        const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), source, new SqlOnchainStore(db), ctx.logger, {
           ...(settings.rebroadcastGraceMs !== undefined ? { rebroadcastGraceMs: settings.rebroadcastGraceMs } : {}),
           ...(settings.fallbackFeeRateSatPerVb !== undefined ? { fallbackFeeRateSatPerVb: settings.fallbackFeeRateSatPerVb } : {}),
         });
         void w.refreshFeeRates();
         return w;
-      });
+      },
     });
-    ctx.events.on(WalletUnloaded, () => loaded.detach());
+    const onchain = ctx.walletService(OnchainWalletService);
 
+    // Syncs the wallet that is open now; nothing while no wallet is loaded or it failed to open.
     ctx.task({
       name: "onchain.sync",
       intervalMs: settings.syncIntervalMs ?? 60_000,
       initialDelayMs: 1_000,
       run: async () => {
-        if (!loaded.isAttached) return;
-        await (await loaded.get()).sync();
+        await onchain.current?.sync();
       },
     });
 
-    for (const r of onchainRoutes(() => loaded.get())) ctx.route(r);
-    ctx.find(FeeEstimatorsService)?.addCustomEstimate(onchainFeeRatesEstimate(() => loaded.get()));
+    const opened = () => openedOnchainWallet(onchain);
+    for (const r of onchainRoutes(opened)) ctx.route(r);
+    ctx.find(FeeEstimatorsService)?.addCustomEstimate(onchainFeeRatesEstimate(opened));
   },
 });
 

@@ -15,7 +15,7 @@ const errors = {
 };
 const tag = "onchain";
 
-/** The `/api/v1/onchain` routes of barkd (rest-api.md §3.2). */
+/** barkd's `/api/v1/onchain` routes: paths, operationIds and JSON shapes as barkd serves them. */
 export function onchainRoutes(wallet: WalletAccess): RouteDefinition[] {
   return [
     {

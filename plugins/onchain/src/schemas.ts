@@ -1,6 +1,6 @@
 import { satAmount, z } from "@tender/core";
 
-/** barkd's request and response models of the on-chain wallet (rest-api.md §4.11, §4.12). */
+/** barkd's request and response models of the on-chain wallet (its OpenAPI document's schemas of the same names). */
 export const OnchainSendRequest = z.object({ destination: z.string(), amount_sat: satAmount() });
 export const OnchainSendManyRequest = z.object({ destinations: z.array(z.string()), immediate: z.boolean().nullable().optional() });
 export const OnchainDrainRequest = z.object({ destination: z.string() });

@@ -14,7 +14,7 @@ interface ArkKeyVectors {
   key_derivation: { mnemonic: string; onchain_bip86_first_receive: Record<"mainnet" | "testnet_signet" | "regtest", { public_key: string; address: string }> };
 }
 
-describe("BIP-86 keychain tr(m/86'/c'/0'/0/*) (ark-protocol-core.md §3.3)", () => {
+describe("BIP-86 keychain tr(m/86'/c'/0'/0/*), external chain only", () => {
   const bip86 = readVector<Bip86Vectors>("bips/bip-0086/bip86-test-vectors.json");
   const ark = readVector<ArkKeyVectors>("ark-vectors.json").key_derivation;
 

@@ -5,7 +5,7 @@ import {
   destinationScript, dustLimitSat, parseAmountWithUnit, parseDestinationEntry,
 } from "../src/index.js";
 
-describe("send-many amounts with units (rest-api.md §3.2)", () => {
+describe("send-many amounts with units, as barkd parses them", () => {
   it("parses the units barkd accepts, with or without a space, in either case", () => {
     expect(parseAmountWithUnit("10000 sat")).to.equal(10_000n);
     expect(parseAmountWithUnit("10000sat")).to.equal(10_000n);

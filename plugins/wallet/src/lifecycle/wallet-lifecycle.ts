@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
-  BadRequestError, Database, InternalServerError, NotFoundError, WalletSession, faultPoint, withContext, writeFileAtomic,
+  AsyncLock, BadRequestError, Database, InternalServerError, NotFoundError, WalletSession, faultPoint, withContext, writeFileAtomic,
   type DaemonConfig, type DatabaseLocation, type Logger,
 } from "@tender/core";
 import type { BIP32Interface } from "bip32";
@@ -34,23 +34,14 @@ function manualSyncOf(config: WalletConfig): boolean {
   return v === true || v === "true";
 }
 
-/** Serializes lifecycle operations (create, delete, open) so they never interleave. */
-class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
-
 /**
  * Creates, opens and deletes the wallet in the datadir with barkd's rules. Creation is atomic:
  * a journal lists what the attempt writes, the mnemonic file is written last as the commit point,
  * and a journal found at startup without a mnemonic is rolled back.
  */
 export class WalletLifecycle {
-  private readonly mutex = new Mutex();
+  /** Serializes lifecycle operations (create, delete, open, shutdown) so they never interleave. */
+  private readonly lock = new AsyncLock();
   private keys: WalletKeys | undefined;
   /** The extension point other plugins add creation checks to. */
   readonly creationChecks = new WalletCreationChecks();
@@ -79,7 +70,7 @@ export class WalletLifecycle {
 
   /** At startup: undo an interrupted creation, then open the wallet when a mnemonic exists. */
   async startup(): Promise<void> {
-    await this.mutex.run(async () => {
+    await this.lock.run(async () => {
       await this.recoverInterruptedCreate();
       if (!existsSync(this.path(MNEMONIC_FILE))) {
         this.logger.warn("No wallet found. Starting rest server without daemon");
@@ -92,7 +83,7 @@ export class WalletLifecycle {
 
   /** Closes the wallet (daemon shutdown). */
   async shutdown(): Promise<void> {
-    await this.mutex.run(async () => {
+    await this.lock.run(async () => {
       await this.session.unload();
       this.keys = undefined;
       await this.db.close();
@@ -138,7 +129,7 @@ export class WalletLifecycle {
 
   /** `POST /api/v1/wallet/create`. */
   create(req: CreateWalletRequest): Promise<{ fingerprint: string }> {
-    return this.mutex.run(() => this.createLocked(req));
+    return this.lock.run(() => this.createLocked(req));
   }
 
   private async createLocked(req: CreateWalletRequest): Promise<{ fingerprint: string }> {
@@ -202,7 +193,7 @@ export class WalletLifecycle {
 
   /** `DELETE /api/v1/wallet`. */
   delete(req: { dangerous: boolean; fingerprint: string }): Promise<{ deleted: boolean; message: string }> {
-    return this.mutex.run(async () => {
+    return this.lock.run(async () => {
       if (!req.dangerous) throw new BadRequestError("deletion not confirmed: set dangerous=true");
       const current = this.session.current;
       if (!current) return { deleted: false, message: "No wallet to delete" };

@@ -6,17 +6,18 @@
  * forgets it when the broadcast is refused (`abandon`).
  */
 import { Transaction, address as btcAddress } from "bitcoinjs-lib";
-import { InsufficientFundsError, selectCoins, signSpend, type LoadedOnchainWallet } from "@tender/plugin-onchain";
+import type { WalletService } from "@tender/core";
+import { InsufficientFundsError, selectCoins, signSpend, type OnchainWallet } from "@tender/plugin-onchain";
 import { BoardRefusedError } from "../errors.js";
-import type { FundingTx, FundingWallet } from "../board-ports.js";
+import type { BoardFunding, FundingTx } from "../board-ports.js";
 
 const outpointOf = (u: { txid: string; vout: number }) => `${u.txid}:${u.vout}`;
 
-/** {@link FundingWallet} over the loaded wallet's {@link LoadedOnchainWallet}. */
-export function onchainFundingWallet(loaded: LoadedOnchainWallet): FundingWallet {
+/** {@link BoardFunding} from the loaded wallet's on-chain wallet (`OnchainWalletService`). */
+export function onchainBoardFunding(onchain: WalletService<OnchainWallet>): BoardFunding {
   return {
     async buildFunding(script, amountSat, exclude): Promise<FundingTx> {
-      const w = await loaded.get();
+      const w = await onchain.get();
       const satPerVb = (await w.refreshFeeRates()).regularSatPerVb;
       const coins = w.spendableUtxos().filter((u) => !exclude.has(outpointOf(u)));
       const { keychain } = w;
@@ -52,15 +53,15 @@ export function onchainFundingWallet(loaded: LoadedOnchainWallet): FundingWallet
 
     async hold(funding) {
       const vsize = Transaction.fromHex(funding.hex).virtualSize();
-      await (await loaded.get()).hold({ txid: funding.txid, hex: funding.hex, feeSat: funding.onchainFeeSat, vsize });
+      await (await onchain.get()).hold({ txid: funding.txid, hex: funding.hex, feeSat: funding.onchainFeeSat, vsize });
     },
 
     async noteBroadcast(txid) {
-      await (await loaded.get()).markBroadcast(txid);
+      await (await onchain.get()).markBroadcast(txid);
     },
 
     async release(txid) {
-      await (await loaded.get()).abandon(txid);
+      await (await onchain.get()).abandon(txid);
     },
   };
 }

@@ -1,9 +1,0 @@
-/** Runs async sections one at a time, in call order. */
-export class Mutex {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
