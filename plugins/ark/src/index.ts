@@ -4,9 +4,9 @@
  * builds on is its own package, `@tender/ark-protocol`.
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./daemon/tokens.js";
+export { ArkConnectionToken, ArkKeysToken, ArkServerConnectorService, VtxoStoreToken } from "./daemon/tokens.js";
 export { ArkConnection, NoArkConnectionError, type ArkConnectionTarget } from "./daemon/connection/ark-connection.js";
-export { serverNetworkOf, protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
+export { protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
 export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
 export { ArkVtxoRow, ArkKeyRow, ArkStateRow, arkInitMigration, ARK_ENTITIES } from "./daemon/persistence/entities.js";

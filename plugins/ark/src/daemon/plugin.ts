@@ -11,7 +11,7 @@ import { ArkKeys } from "./keys/ark-keys.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, arkInitMigration } from "./persistence/entities.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "./tokens.js";
+import { ArkConnectionToken, ArkKeysToken, ArkServerConnectorService, VtxoStoreToken } from "./tokens.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings under `pluginConfig.ark`. */
@@ -34,13 +34,14 @@ export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  consumes: [SendDestinationsService, BalanceContributorsService],
+  consumes: [SendDestinationsService, BalanceContributorsService, ArkServerConnectorService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ArkPluginConfig;
     const db = ctx.container.resolve(Database);
     const lifecycle = ctx.container.resolve(WalletLifecycleToken);
     const engine = ctx.container.resolve(ActionEngine);
-    const connection = new ArkConnection(db, ctx.logger);
+    const connector = ctx.get(ArkServerConnectorService);
+    const connection = new ArkConnection(db, ctx.logger, connector);
     const keys = new ArkKeys(db);
     const vtxos = new VtxoStore(db);
     ctx.container.registerInstance(ArkConnectionToken, connection);
@@ -48,7 +49,7 @@ export const arkPlugin = definePlugin({
     ctx.container.registerInstance(VtxoStoreToken, vtxos);
     ctx.entities(...ARK_ENTITIES);
     ctx.migrations(arkInitMigration);
-    lifecycle.creationChecks.add("ark-server", arkServerCreationCheck(connection));
+    lifecycle.creationChecks.add("ark-server", arkServerCreationCheck(connection, connector));
     ctx.container.resolve(PaymentMethodParsersToken).register("ark", (v) => {
       decodeArkAddress(v.trim());
       return v.trim().toLowerCase();
@@ -87,7 +88,7 @@ export const arkPlugin = definePlugin({
       await keys.attach(loaded.master);
       await connection.attach({ serverUrl: loaded.config.server_address, walletNetwork: loadedWallet.network });
       attached = true;
-      // start-up (flows §6): connect, then one full sync unless the wallet syncs manually
+      // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually
       void connection.heartbeat().then((up) => (up && !manualSync() ? syncAll() : undefined));
     });
     ctx.events.on(WalletUnloaded, () => {

@@ -1,9 +1,9 @@
 import { expect } from "chai";
-import { ArkInfo } from "@tender/ark-grpc";
+import type { ArkInfo } from "@tender/ark-protocol/server";
 import { arkInfoJson, formatDuration } from "../../src/daemon/connection/ark-info-json.js";
 import { SERVER, randomKey } from "./fixtures.js";
 
-describe("Ark info JSON (rest-api §4.3)", () => {
+describe("Ark info JSON (barkd's ArkInfo)", () => {
   it("formats the round interval as a humantime duration", () => {
     expect([30, 90, 3600, 3661, 86_400, 172_800 + 60].map(formatDuration)).to.deep.equal(["30s", "1m 30s", "1h", "1h 1m 1s", "1day", "2days 1m"]);
   });
@@ -17,12 +17,12 @@ describe("Ark info JSON (rest-api §4.3)", () => {
       lightningReceive: { baseFeeSat: 8n, ppm: 9n },
       lightningSend: { minFeeSat: 10n, baseFeeSat: 11n, ppmExpiryTable: [] },
     };
-    const info = ArkInfo.create({
+    const info: ArkInfo = {
       network: "regtest", serverPubkey: SERVER.pk, mailboxPubkey: mailbox, roundIntervalSecs: 30, nbRoundNonces: 8, vtxoExitDelta: 12,
-      vtxoExpiryDelta: 0, vtxoLifetime: 432, htlcSendExpiryDelta: 258, htlcExpiryDelta: 6, requiredBoardConfirmations: 2,
+      vtxoLifetime: 432, htlcSendExpiryDelta: 258, htlcExpiryDelta: 6, requiredBoardConfirmations: 2, maxVtxoAmount: undefined,
       maxUserInvoiceCltvDelta: 58, minBoardAmount: 20_000n, offboardFeerateSatVkb: 10_000n, lnReceiveAntiDosRequired: true, fees,
-      maxVtxoExitDepth: 50, maxOffboardInputs: 100,
-    });
+      maxVtxoExitDepth: 50, maxOffboardInputs: 100, tosLink: undefined,
+    };
     const json = arkInfoJson(info);
     expect(json).to.deep.include({
       network: "regtest", server_pubkey: Buffer.from(SERVER.pk).toString("hex"), mailbox_pubkey: Buffer.from(mailbox).toString("hex"),

@@ -9,7 +9,7 @@ import { receiveArkoorVtxos } from "../../src/daemon/mailbox/arkoor-receiver.js"
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard } from "./fixtures.js";
 
-describe("arkoor receive from the mailbox (flows §4.3 receiver)", () => {
+describe("arkoor receive from the mailbox", () => {
   let db: Database;
   let w: ArkWallet;
   let created: NewMovement[];
@@ -24,12 +24,12 @@ describe("arkoor receive from the mailbox (flows §4.3 receiver)", () => {
     created = [];
     registered = 0;
     recoveryPosts = 0;
-    const client = {
-      ark: async () => { registered++; return {}; },
-      mailbox: async () => { recoveryPosts++; return {}; },
+    const server = {
+      registerVtxoTransactions: async () => { registered++; },
+      postRecoveryVtxoIds: async () => { recoveryPosts++; },
     };
     w = {
-      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA }), client } as unknown as ArkConnection,
+      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA }), server } as unknown as ArkConnection,
       keys, vtxos: new VtxoStore(db), db, logger: silentLogger,
       chain: {
         getTip: async () => ({ height: 100, hash: "00".repeat(32) }),

@@ -16,7 +16,7 @@ function recipientAddress(serverPubkey = SERVER.pk, network: "regtest" | "bitcoi
   return encodeArkAddress(walletArkAddress({ network, serverPubkey, serverMailboxPubkey: randomKey().pk, mailboxId: randomKey().pk, vtxoPubkey: k.pk, vtxoSecretKey: k.sk }));
 }
 
-describe("arkoor sender: destination checks, input selection and the change split (flows §4.3 steps 1–3)", () => {
+describe("arkoor sender: destination checks, input selection and the change split", () => {
   let db: Database;
   let store: VtxoStore;
   let keys: ArkKeys;

@@ -5,7 +5,7 @@ import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
 import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard as board } from "./fixtures.js";
 
-describe("received VTXO acceptance (flows §4.3 receiver, §4.10.4 import)", () => {
+describe("received VTXO acceptance (mailbox receive and import)", () => {
   let db: Database;
   let keys: ArkKeys;
   let own: { sk: Uint8Array; pk: Uint8Array };

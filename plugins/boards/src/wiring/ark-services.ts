@@ -1,7 +1,6 @@
 /**
  * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
  */
-import { effectiveVtxoLifetime } from "@tender/ark-grpc";
 import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/ark-protocol";
 import { mailboxAuthorization, type ArkConnection, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
 
@@ -21,34 +20,33 @@ export async function whenAttached(isAttached: () => boolean, timeoutMs = 10_000
 
 /** {@link BoardServer} over the wallet's Ark server connection. */
 export function arkBoardServer(connection: ArkConnection, keys: ArkKeys): BoardServer {
-  const client = async () => {
+  const server = async () => {
     await whenAttached(() => connection.isAttached);
-    return connection.client;
+    return connection.server;
   };
   return {
     async info() {
       await whenAttached(() => connection.isAttached);
       const i = await connection.arkInfo();
-      const fees = i.fees?.board;
-      if (!fees) throw new Error("the Ark server announced no board fees");
+      const fees = i.fees.board;
       return {
-        serverPubkey: i.serverPubkey, vtxoLifetime: effectiveVtxoLifetime(i), vtxoExitDelta: i.vtxoExitDelta,
+        serverPubkey: i.serverPubkey, vtxoLifetime: i.vtxoLifetime, vtxoExitDelta: i.vtxoExitDelta,
         minBoardAmountSat: i.minBoardAmount, maxVtxoAmountSat: i.maxVtxoAmount, requiredBoardConfirmations: i.requiredBoardConfirmations,
         boardFees: { minFeeSat: fees.minFeeSat, baseFeeSat: fees.baseFeeSat, ppm: fees.ppm },
       };
     },
     async requestBoardCosign(c) {
-      return (await client()).ark("requestBoardCosign", {
+      return (await server()).requestBoardCosign({
         amount: c.amountSat, utxo: c.utxo, expiryHeight: c.expiryHeight, userPubkey: c.userPubkey, pubNonce: c.pubNonce, fundingTx: c.fundingTx,
       });
     },
     async registerBoardVtxo(vtxo) {
-      await (await client()).ark("registerBoardVtxo", { boardVtxo: vtxo });
+      await (await server()).registerBoardVtxo(vtxo);
     },
     async backupVtxoId(vtxoId) {
-      const c = await client();
+      const s = await server();
       const key = keys.recoveryMailboxKey();
-      await c.mailbox("postRecoveryVtxoIds", {
+      await s.postRecoveryVtxoIds({
         mailboxId: key.publicKey, vtxoIds: [encodeOutPoint(parseOutPoint(vtxoId))],
         authorization: mailboxAuthorization({ mailboxKey: () => key }, RECOVERY_AUTH_SECS),
       });

@@ -1,9 +1,9 @@
-import { ArkServerRejectedError } from "@tender/ark-grpc";
 import { faultPoint, type ActionDefinition, type StepOutcome } from "@tender/core";
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, decodeVtxo, encodePolicy,
   encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
 } from "@tender/ark-protocol";
+import { ArkServerRejectedError } from "@tender/ark-protocol/server";
 import type { ArkWallet } from "../ark-wallet.js";
 import { NoArkConnectionError } from "../connection/ark-connection.js";
 import { NoWalletKeysError } from "../keys/ark-keys.js";
@@ -87,7 +87,7 @@ function splitSigned(s: ArkoorSendState, w: ArkWallet): { change: Vtxo[]; sent: 
 }
 
 /**
- * The arkoor send (flows §4.3 sender) as a crash-safe action: lock the inputs and open the
+ * The arkoor send (an out-of-round payment co-signed by the server) as a crash-safe action: lock the inputs and open the
  * movement, register the inputs' chains, get the package cosigned (checkpoints), register every
  * output, deliver to the address's mailbox, then mark inputs spent and store the change. Each
  * step is saved before the next talks to the server; a resumed step is idempotent (the server
@@ -130,7 +130,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       registerInputs: async (s) => {
         faultPoint("ark-send:register-inputs");
         try {
-          await w.connection.client.ark("registerVtxoTransactions", { vtxos: (await inputVtxos(w, s)).map((v) => encodeVtxo(v)) });
+          await w.connection.server.registerVtxoTransactions((await inputVtxos(w, s)).map((v) => encodeVtxo(v)));
         } catch (e) {
           if (isNotReady(e)) throw e;
           return fail(s, e); // nothing was cosigned yet: giving up is safe
@@ -150,7 +150,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
         try {
           const pkg = buildArkoorPackage(inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined });
           const nonces = arkoorUserNonces(pkg, secretFor);
-          const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ totalAmount: d.amount, policy: encodePolicy(d.policy) });
+          const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
           const parts = pkg.parts.map((part, k) => ({
             inputVtxoId: vtxoId(part.input),
             outputs: part.normal.map(enc),
@@ -159,8 +159,8 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
             useCheckpoint: true,
             attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
           }));
-          const res = await w.connection.client.ark("requestArkoorCosign", { parts });
-          const responses = res.parts.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
+          const res = await w.connection.server.requestArkoorCosign(parts);
+          const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
           signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
         } catch (e) {
           if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
@@ -174,7 +174,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       registerOutputs: async (s) => {
         faultPoint("ark-send:register-outputs");
         try {
-          await w.connection.client.ark("registerVtxoTransactions", { vtxos: (s.signed ?? []).map(fromHex) });
+          await w.connection.server.registerVtxoTransactions((s.signed ?? []).map(fromHex));
         } catch (e) {
           if (isNotReady(e)) throw e;
           return retryLater(s, e);
@@ -189,7 +189,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
         let lastError: unknown;
         for (const blindedId of s.blindedIds) {
           try {
-            await w.connection.client.mailbox("postArkoorMessage", { blindedId: fromHex(blindedId), vtxos: sent.map((v) => encodeVtxo(v)) });
+            await w.connection.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
             delivered = true;
             break;
           } catch (e) {

@@ -1,9 +1,8 @@
 import type { Database, Logger } from "@tender/core";
-import { ArkServerClient, type ArkInfo, type PinnedServerKeys, type ServerSession } from "@tender/ark-grpc";
-import { serverNetworkOf } from "./networks.js";
+import type { ArkInfo, ArkServer, ArkServerConnector, ArkSession, PinnedServerKeys } from "@tender/ark-protocol/server";
 import { readPinnedKeys, writePinnedKeys } from "./server-pins.js";
 
-/** No Ark server connection exists for the wallet (no wallet, or its client is closed). */
+/** No Ark server connection exists for the wallet (no wallet, or its connection is closed). */
 export class NoArkConnectionError extends Error {
   constructor() {
     super("No wallet set");
@@ -15,19 +14,18 @@ export interface ArkConnectionTarget {
   readonly serverUrl: string;
   /** The wallet's network (`mainnet`, `signet`, `mutinynet`, `regtest`). */
   readonly walletNetwork: string;
-  readonly accessToken?: string;
 }
 
 /**
- * The loaded wallet's connection to its Ark server: the {@link ArkServerClient} (pinned to the
- * keys in `ark_state`; the first connection pins them), the last Ark info it received, and the
- * `connected` flag kept fresh by the heartbeat.
+ * The loaded wallet's connection to its Ark server: the {@link ArkServer} the connector opened
+ * (pinned to the keys in `ark_state`; the first connection pins them), the last Ark info it
+ * received, and the `connected` flag kept fresh by the heartbeat.
  */
 export class ArkConnection {
-  private current: ArkServerClient | undefined;
+  private current: ArkServer | undefined;
   private pendingPins: PinnedServerKeys | undefined;
 
-  constructor(private readonly db: Database, private readonly logger: Logger) {}
+  constructor(private readonly db: Database, private readonly logger: Logger, private readonly connector: ArkServerConnector) {}
 
   /** Keys found by the creation check, written to `ark_state` when the new wallet attaches. */
   rememberCreationPins(keys: PinnedServerKeys): void {
@@ -39,8 +37,8 @@ export class ArkConnection {
     this.pendingPins = undefined;
   }
 
-  /** Creates the client for a loaded wallet (does not connect yet). */
-  async attach(target: ArkConnectionTarget): Promise<ArkServerClient> {
+  /** Opens the connection for a loaded wallet (does not connect yet). */
+  async attach(target: ArkConnectionTarget): Promise<ArkServer> {
     this.detach();
     let pinned = await readPinnedKeys(this.db);
     if (!pinned && this.pendingPins) {
@@ -48,30 +46,30 @@ export class ArkConnection {
       pinned = this.pendingPins;
     }
     this.pendingPins = undefined;
-    const client = new ArkServerClient({
+    const server = this.connector.open({
       url: target.serverUrl,
-      network: serverNetworkOf(target.walletNetwork),
+      network: target.walletNetwork,
       ...(pinned ? { pinnedKeys: pinned } : {}),
       onKeysPinned: (keys) => writePinnedKeys(this.db, keys),
       logger: this.logger,
     });
-    this.current = client;
-    return client;
+    this.current = server;
+    return server;
   }
 
-  /** Closes the client (wallet unloaded or daemon stopping). */
+  /** Closes the connection (wallet unloaded or daemon stopping). */
   detach(): void {
     this.current?.close();
     this.current = undefined;
   }
 
-  /** The wallet's Ark server client; throws {@link NoArkConnectionError} without a wallet. */
-  get client(): ArkServerClient {
+  /** The wallet's Ark server; throws {@link NoArkConnectionError} without a wallet. */
+  get server(): ArkServer {
     if (!this.current) throw new NoArkConnectionError();
     return this.current;
   }
 
-  /** Whether a wallet's client exists. */
+  /** Whether a wallet's connection exists. */
   get isAttached(): boolean {
     return this.current !== undefined;
   }
@@ -83,12 +81,12 @@ export class ArkConnection {
 
   /** The Ark info of the current session, without connecting; `undefined` when not connected. */
   get info(): ArkInfo | undefined {
-    return this.current?.currentSession?.arkInfo;
+    return this.current?.session?.arkInfo;
   }
 
   /** The current session, connecting first if needed (throws the typed connect failure). */
-  session(): Promise<ServerSession> {
-    return this.client.connect();
+  session(): Promise<ArkSession> {
+    return this.server.connect();
   }
 
   /** The Ark info, connecting first if needed. */

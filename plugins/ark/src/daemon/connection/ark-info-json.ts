@@ -1,8 +1,8 @@
-import { effectiveVtxoLifetime, type ArkInfo, type PpmExpiryFeeEntry } from "@tender/ark-grpc";
-import { toHex } from "@tender/ark-protocol";
+import { toHex, type PpmExpiryEntry } from "@tender/ark-protocol";
+import type { ArkInfo } from "@tender/ark-protocol/server";
 
 const n = (v: bigint | number) => Number(v);
-const table = (t: readonly PpmExpiryFeeEntry[]) => t.map((e) => ({ expiry_blocks_threshold: e.expiryBlocksThreshold, ppm: n(e.ppm) }));
+const table = (t: readonly PpmExpiryEntry[]) => t.map((e) => ({ expiry_blocks_threshold: e.expiryBlocksThreshold, ppm: n(e.ppm) }));
 
 /** Formats a number of seconds as barkd's humantime duration (`30s`, `1m 30s`, `1h`). */
 export function formatDuration(secs: number): string {
@@ -19,10 +19,10 @@ export function formatDuration(secs: number): string {
   return parts.join(" ");
 }
 
-/** barkd's `ArkInfo` JSON (rest-api §4.3) of the server's `ArkInfo` message. */
+/** barkd's `ArkInfo` JSON of the server's Ark info (`vtxo_expiry_delta` repeats `vtxo_lifetime`, as barkd's does). */
 export function arkInfoJson(i: ArkInfo): Record<string, unknown> {
-  const f = i.fees!;
-  const lifetime = effectiveVtxoLifetime(i);
+  const f = i.fees;
+  const lifetime = i.vtxoLifetime;
   return {
     network: i.network,
     server_pubkey: toHex(i.serverPubkey),
@@ -33,18 +33,18 @@ export function arkInfoJson(i: ArkInfo): Record<string, unknown> {
     vtxo_lifetime: lifetime,
     htlc_send_expiry_delta: i.htlcSendExpiryDelta,
     htlc_expiry_delta: i.htlcExpiryDelta,
-    max_vtxo_amount: i.maxVtxoAmount === undefined ? null : n(i.maxVtxoAmount), // always present, null = no limit (rest-api §6)
+    max_vtxo_amount: i.maxVtxoAmount === undefined ? null : n(i.maxVtxoAmount), // always present, null = no limit
     required_board_confirmations: i.requiredBoardConfirmations,
     max_user_invoice_cltv_delta: i.maxUserInvoiceCltvDelta,
     min_board_amount_sat: n(i.minBoardAmount),
     offboard_feerate_sat_per_kvb: n(i.offboardFeerateSatVkb),
     ln_receive_anti_dos_required: i.lnReceiveAntiDosRequired,
     fees: {
-      board: { min_fee_sat: n(f.board!.minFeeSat), base_fee_sat: n(f.board!.baseFeeSat), ppm: n(f.board!.ppm) },
-      offboard: { base_fee_sat: n(f.offboard!.baseFeeSat), fixed_additional_vb: n(f.offboard!.fixedAdditionalVb), ppm_expiry_table: table(f.offboard!.ppmExpiryTable) },
-      refresh: { base_fee_sat: n(f.refresh!.baseFeeSat), ppm_expiry_table: table(f.refresh!.ppmExpiryTable) },
-      lightning_receive: { base_fee_sat: n(f.lightningReceive!.baseFeeSat), ppm: n(f.lightningReceive!.ppm) },
-      lightning_send: { min_fee_sat: n(f.lightningSend!.minFeeSat), base_fee_sat: n(f.lightningSend!.baseFeeSat), ppm_expiry_table: table(f.lightningSend!.ppmExpiryTable) },
+      board: { min_fee_sat: n(f.board.minFeeSat), base_fee_sat: n(f.board.baseFeeSat), ppm: n(f.board.ppm) },
+      offboard: { base_fee_sat: n(f.offboard.baseFeeSat), fixed_additional_vb: n(f.offboard.fixedAdditionalVb), ppm_expiry_table: table(f.offboard.ppmExpiryTable) },
+      refresh: { base_fee_sat: n(f.refresh.baseFeeSat), ppm_expiry_table: table(f.refresh.ppmExpiryTable) },
+      lightning_receive: { base_fee_sat: n(f.lightningReceive.baseFeeSat), ppm: n(f.lightningReceive.ppm) },
+      lightning_send: { min_fee_sat: n(f.lightningSend.minFeeSat), base_fee_sat: n(f.lightningSend.baseFeeSat), ppm_expiry_table: table(f.lightningSend.ppmExpiryTable) },
     },
     max_vtxo_exit_depth: i.maxVtxoExitDepth,
     tos_link: i.tosLink ?? null,

@@ -1,5 +1,5 @@
 import type { Database } from "@tender/core";
-import type { PinnedServerKeys } from "@tender/ark-grpc";
+import type { PinnedServerKeys } from "@tender/ark-protocol/server";
 import { fromHex, toHex } from "@tender/ark-protocol";
 import { ArkStateRow } from "../persistence/entities.js";
 

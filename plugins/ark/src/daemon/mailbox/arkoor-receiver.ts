@@ -5,7 +5,7 @@ import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.
 import { postRecoveryIds } from "./recovery-ids.js";
 
 /**
- * Processes the VTXOs of one mailbox `ArkoorMessage` (flows §4.3 receiver): each is decoded and
+ * Processes the VTXOs of one arkoor mailbox message (the receiving side of an arkoor payment): each is decoded and
  * checked (anchor, signatures, policy, server, expiry, ownership); invalid ones are logged and
  * dropped. New ones are registered with the server (best effort), stored as spendable, and
  * recorded as one `bark.arkoor`/`receive` movement per receiving address. Returns the ids stored.
@@ -37,7 +37,7 @@ export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Ar
   }
   if (accepted.length === 0) return [];
   try {
-    await w.connection.client.ark("registerVtxoTransactions", { vtxos: accepted.map((v) => encodeVtxo(v)) });
+    await w.connection.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v)));
   } catch (e) {
     w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
   }

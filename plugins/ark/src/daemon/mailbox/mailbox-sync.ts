@@ -1,18 +1,18 @@
-import type { MailboxMessage, MailboxSubscription } from "@tender/ark-grpc";
+import type { MailboxMessage, MailboxSubscription } from "@tender/ark-protocol/server";
 import type { Database } from "@tender/core";
 import type { ArkWallet } from "../ark-wallet.js";
 import { readMailboxCheckpoint, writeMailboxCheckpoint } from "../connection/server-pins.js";
 import { receiveArkoorVtxos } from "./arkoor-receiver.js";
 import { mailboxAuthorization, SUBSCRIBE_AUTH_SECS, SYNC_AUTH_SECS } from "./mailbox-authorization.js";
 
-/** Pages a sync reads at most (flows §4.4 rule 2). */
+/** Pages a sync reads at most (bark reads at most 10 pages per sync; the subscription delivers the rest). */
 export const MAX_SYNC_PAGES = 10;
 
 /**
  * The wallet's unified mailbox: `sync()` reads it (`ReadMailbox`, ≤ 10 pages) and the background
  * subscription streams it; both process messages one by one under one lock and store each
  * message's checkpoint after it was processed. A failed arkoor message stops the consumer without
- * advancing, so it is read again before anything later (flows §4.4).
+ * advancing, so it is read again before anything later.
  */
 export class MailboxSync {
   private tail: Promise<unknown> = Promise.resolve();
@@ -34,9 +34,9 @@ export class MailboxSync {
   /** Processes one message and stores its checkpoint; false when it must be read again. */
   private async process(msg: MailboxMessage): Promise<boolean> {
     if (msg.checkpoint <= (await readMailboxCheckpoint(this.db))) return true;
-    if (msg.message?.$case === "arkoor") {
+    if (msg.kind === "arkoor") {
       try {
-        await receiveArkoorVtxos(this.w, msg.message.value.vtxos);
+        await receiveArkoorVtxos(this.w, msg.vtxos);
       } catch (e) {
         this.w.logger.warn(`mailbox: arkoor message at checkpoint ${msg.checkpoint} not processed: ${e instanceof Error ? e.message : String(e)}`);
         return false;
@@ -53,7 +53,7 @@ export class MailboxSync {
       const mailboxId = this.w.keys.mailboxKey().publicKey;
       for (let page = 0; page < MAX_SYNC_PAGES; page++) {
         const checkpoint = await readMailboxCheckpoint(this.db);
-        const res = await this.w.connection.client.mailbox("readMailbox", { mailboxId, authorization: mailboxAuthorization(this.w.keys, SYNC_AUTH_SECS), checkpoint });
+        const res = await this.w.connection.server.readMailbox({ mailboxId, authorization: mailboxAuthorization(this.w.keys, SYNC_AUTH_SECS), checkpoint });
         for (const msg of res.messages) {
           if (!(await this.process(msg))) return readMailboxCheckpoint(this.db);
         }
@@ -67,7 +67,7 @@ export class MailboxSync {
   async subscribe(): Promise<void> {
     if (this.subscription) return;
     const checkpoint = await readMailboxCheckpoint(this.db);
-    const sub = this.w.connection.client.subscribeMailbox({
+    const sub = this.w.connection.server.subscribeMailbox({
       mailboxId: this.w.keys.mailboxKey().publicKey,
       checkpoint,
       authorization: () => mailboxAuthorization(this.w.keys, SUBSCRIBE_AUTH_SECS),

@@ -8,8 +8,8 @@ export const MAX_RECOVERY_IDS = 20;
 export const RECOVERY_AUTH_SECS = 60;
 
 /**
- * Backs up the ids of VTXOs the wallet now holds in its recovery mailbox (flows §4.10.2), in
- * chunks of 20. Best effort: failures are logged, never thrown.
+ * Backs up the ids of VTXOs the wallet now holds in its recovery mailbox (`m/350'/2'`, from which
+ * a wallet restored from its seed can find them again), in chunks of 20. Best effort: failures are logged, never thrown.
  */
 export async function postRecoveryIds(w: ArkWallet, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
@@ -17,7 +17,7 @@ export async function postRecoveryIds(w: ArkWallet, ids: readonly string[]): Pro
     const key = w.keys.recoveryMailboxKey();
     for (let i = 0; i < ids.length; i += MAX_RECOVERY_IDS) {
       const chunk = ids.slice(i, i + MAX_RECOVERY_IDS).map((id) => encodeOutPoint(parseOutPoint(id)));
-      await w.connection.client.mailbox("postRecoveryVtxoIds", {
+      await w.connection.server.postRecoveryVtxoIds({
         mailboxId: key.publicKey, vtxoIds: chunk, authorization: mailboxAuthorization({ mailboxKey: () => key }, RECOVERY_AUTH_SECS),
       });
     }

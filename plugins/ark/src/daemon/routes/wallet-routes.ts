@@ -67,8 +67,8 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       responses: { 200: { description: "The next round's start time", schema: NextRoundStartSchema }, 500: e500 },
       handler: async () => {
         try {
-          const res = await w.connection.client.ark("nextRoundTime", {});
-          return { start_time: new Date(Number(res.timestamp) * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") };
+          const unixSecs = await w.connection.server.nextRoundTime();
+          return { start_time: new Date(unixSecs * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") };
         } catch (e) {
           throw withContext("Failed to get next round time", e);
         }
