@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { startDevnet, type Devnet } from "../../src/devnet.js";
-import { TestWallet } from "../contract/test-wallet.js";
+import { TestWallet } from "@tender/core/testing";
 import { esplora, esploraJson } from "./face-client.js";
 
 describe("devnet control API (/devnet on the Esplora server)", function () {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { startDevnet, type Devnet } from "../../src/devnet.js";
-import { TestWallet } from "../contract/test-wallet.js";
+import { TestWallet } from "@tender/core/testing";
 import { merkleRootFromProof } from "../../src/esplora/merkle-proof.js";
 import { esplora, esploraJson } from "./face-client.js";
 

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { startDevnet, type Devnet } from "../../src/devnet.js";
-import { TestWallet } from "../contract/test-wallet.js";
+import { TestWallet } from "@tender/core/testing";
 import { rpc, rpcRaw } from "./face-client.js";
 
 // Field names as Bitcoin Core 28+ prints them.

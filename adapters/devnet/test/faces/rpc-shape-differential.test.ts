@@ -1,9 +1,7 @@
 import { BitcoindRpc } from "@tender/chain-bitcoind";
 import { expect } from "chai";
 import { startDevnet, type Devnet } from "../../src/devnet.js";
-import { sat } from "../contract/contract-backend.js";
-import { startBitcoind } from "../contract/real-bitcoind.js";
-import { TestWallet } from "../contract/test-wallet.js";
+import { TestWallet, sat, startBitcoind } from "@tender/core/testing";
 
 const exe = process.env.BITCOIND_EXE;
 

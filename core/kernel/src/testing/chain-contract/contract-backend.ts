@@ -1,18 +1,19 @@
-import type { ChainSource, RetryPolicy } from "@tender/core";
-import type { BitcoindRpc } from "@tender/chain-bitcoind";
-import { expect } from "chai";
+import assert from "node:assert/strict";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ChainSource } from "../../chain/chain-source.js";
+import type { RetryPolicy } from "../../chain/retry.js";
+import type { RegtestRpc } from "./regtest-rpc.js";
 import { TestWallet, type Coin } from "./test-wallet.js";
 
 /** What the contract suite needs from one backend + adapter pairing. */
 export interface ContractBackend {
-  /** The adapter under test, pointed at the running backend (fast retries). */
+  /** The adapter under test, pointed at the running backend (with {@link FAST_RETRY}). */
   source(): ChainSource;
   /** The same adapter pointed at another URL (down or hanging servers). */
   sourceAt(url: string, opts: { timeoutMs: number; retry: RetryPolicy }): ChainSource;
-  /** RPC to the same chain, to mine and inspect. */
-  readonly rpc: BitcoindRpc;
+  /** JSON-RPC to the same regtest chain, to mine and inspect (a bitcoind, or the devnet's RPC face). */
+  readonly rpc: RegtestRpc;
   /** Sets exact fee estimates when the backend can (the devnet); absent otherwise. */
   readonly setFeeEstimates?: (table: Record<number, number>) => Promise<void>;
   /** Starts a second backend of the same kind, with an adapter on it, that the test may stop; absent when impossible. */
@@ -30,14 +31,14 @@ export const FAST_RETRY: RetryPolicy = { attempts: 3, initialDelayMs: 20, maxDel
 export const BURN = new TestWallet("burn");
 
 /** Mines `n` blocks to `address` through RPC; returns their hashes. */
-export async function mine(rpc: BitcoindRpc, n: number, address = BURN.address): Promise<string[]> {
+export async function mine(rpc: RegtestRpc, n: number, address = BURN.address): Promise<string[]> {
   const hashes = (await rpc.call("generatetoaddress", [n, address])) as string[];
   await txindexSynced(rpc);
   return hashes;
 }
 
 /** Waits until bitcoind's txindex has caught up with the tip (immediate on the devnet). */
-async function txindexSynced(rpc: BitcoindRpc): Promise<void> {
+async function txindexSynced(rpc: RegtestRpc): Promise<void> {
   const tip = (await rpc.call("getblockcount")) as number;
   for (let i = 0; i < 200; i++) {
     const info = (await rpc.call("getindexinfo", ["txindex"])) as { txindex?: { best_block_height?: number } };
@@ -47,14 +48,14 @@ async function txindexSynced(rpc: BitcoindRpc): Promise<void> {
   throw new Error("txindex did not catch up with the tip");
 }
 
-/** BTC (JSON number) to sats. */
+/** BTC (a JSON number, as bitcoind's RPC answers amounts) to sats. */
 export const sat = (btc: number): bigint => BigInt(Math.round(btc * 1e8));
 
 /**
- * Gives `wallet` `count` confirmed coins: mines a block to it, matures the coinbase, and splits
- * the coinbase into `count` outputs (confirmed in one more block).
+ * Gives `wallet` `count` confirmed coins: mines a block to it, matures the coinbase (100 more
+ * blocks), and splits the coinbase into `count` outputs (confirmed in one more block).
  */
-export async function fundWallet(rpc: BitcoindRpc, wallet: TestWallet, count: number): Promise<Coin[]> {
+export async function fundWallet(rpc: RegtestRpc, wallet: TestWallet, count: number): Promise<Coin[]> {
   const [hash] = await mine(rpc, 1, wallet.address);
   await mine(rpc, 100);
   const block = (await rpc.call("getblock", [hash, 1])) as { tx: string[] };
@@ -99,8 +100,8 @@ export async function rejectsWith<E extends Error>(p: Promise<unknown>, cls: abs
   try {
     await p;
   } catch (err) {
-    expect(err, `expected ${cls.name}, got ${String(err)}`).to.be.instanceOf(cls);
-    return err as E;
+    assert.ok(err instanceof cls, `expected ${cls.name}, got ${String(err)}`);
+    return err;
   }
-  expect.fail(`expected a ${cls.name} rejection`);
+  assert.fail(`expected a ${cls.name} rejection`);
 }

@@ -1,4 +1,3 @@
-import { BitcoindChainSource, BitcoindRpc } from "@tender/chain-bitcoind";
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHmac, randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -6,16 +5,20 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FAST_RETRY, type ContractBackend } from "./contract-backend.js";
-
-const RPC_USER = { user: "tender", password: "s3cret-real-pass" };
+import { regtestRpc } from "./regtest-rpc.js";
 
 /** A bitcoind process on regtest in a temp dir, on loopback ports. */
-interface RunningBitcoind {
+export interface RunningBitcoind {
   readonly url: string;
+  /** The cookie file bitcoind writes (cookie authentication). */
   readonly cookieFile: string;
+  /** The `-rpcauth` user it also accepts. */
+  readonly rpcUser: { readonly user: string; readonly password: string };
+  /** Stops the process and removes its datadir. */
   stop(): Promise<void>;
 }
+
+const RPC_USER = { user: "tender", password: "s3cret-real-pass" };
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -31,7 +34,10 @@ function rpcAuth(user: string, password: string): string {
   return `${user}:${salt}$${createHmac("sha256", salt).update(password).digest("hex")}`;
 }
 
-/** Starts `exe` on regtest (txindex, no wallet, no p2p listening) and waits until RPC answers. */
+/**
+ * Starts Bitcoin Core's `exe` on regtest (txindex, no wallet, no p2p listening) in a temp
+ * datadir, and waits until its RPC answers.
+ */
 export async function startBitcoind(exe: string): Promise<RunningBitcoind> {
   const dir = await mkdtemp(join(tmpdir(), "tender-bitcoind-"));
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
@@ -48,12 +54,12 @@ export async function startBitcoind(exe: string): Promise<RunningBitcoind> {
     await exited;
     await rm(dir, { recursive: true, force: true });
   };
-  const rpc = new BitcoindRpc(url, { url, auth: RPC_USER, retry: FAST_RETRY, timeoutMs: 5_000 });
+  const rpc = regtestRpc(url, RPC_USER);
   for (let i = 0; ; i++) {
     try {
       if (existsSync(cookieFile)) {
         await rpc.call("getblockchaininfo");
-        return { url, cookieFile, stop };
+        return { url, cookieFile, rpcUser: RPC_USER, stop };
       }
     } catch (err) {
       if (i > 100) {
@@ -64,20 +70,4 @@ export async function startBitcoind(exe: string): Promise<RunningBitcoind> {
     if (child.exitCode !== null) throw new Error(`bitcoind exited with code ${child.exitCode}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-}
-
-/** The bitcoind adapter against a real bitcoind started from `exe`. */
-export async function bitcoindReal(exe: string): Promise<ContractBackend> {
-  const node = await startBitcoind(exe);
-  return {
-    source: () => new BitcoindChainSource({ url: node.url, auth: { cookieFile: node.cookieFile }, retry: FAST_RETRY }),
-    sourceAt: (url, o) => new BitcoindChainSource({ url, auth: RPC_USER, ...o }),
-    rpc: new BitcoindRpc(node.url, { url: node.url, auth: { cookieFile: node.cookieFile } }),
-    secret: RPC_USER.password,
-    disposable: async () => {
-      const other = await startBitcoind(exe);
-      return { source: new BitcoindChainSource({ url: other.url, auth: RPC_USER, retry: FAST_RETRY }), stop: () => other.stop() };
-    },
-    teardown: () => node.stop(),
-  };
 }
