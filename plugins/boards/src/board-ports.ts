@@ -21,7 +21,7 @@ export interface BoardServerInfo {
   readonly boardFees: BoardFeeParams;
 }
 
-/** `RequestBoardCosign` as plain data (flows §4.2 step 6). */
+/** `RequestBoardCosign` as plain data: the server co-signs the board VTXO's exit before the funding transaction is broadcast. */
 export interface BoardCosignCall {
   readonly amountSat: bigint;
   /** The funding outpoint, 36 bytes (txid in internal order, vout LE). */
@@ -39,7 +39,7 @@ export interface BoardServer {
   requestBoardCosign(call: BoardCosignCall): Promise<{ pubNonce: Uint8Array; partialSig: Uint8Array }>;
   /** `RegisterBoardVtxo` (idempotent on the server). */
   registerBoardVtxo(vtxo: Uint8Array): Promise<void>;
-  /** Backs the VTXO id up in the wallet's recovery mailbox (flows §4.10; duplicates are ignored by the server). */
+  /** Backs the VTXO id up in the wallet's recovery mailbox, so a wallet restored from its mnemonic finds it (the server ignores duplicates). */
   backupVtxoId(vtxoId: string): Promise<void>;
 }
 

@@ -25,7 +25,8 @@ interface BoardsPluginConfig {
 }
 
 /**
- * The boards plugin: moving on-chain coins onto Ark (flows §4.2). Contributes barkd's
+ * The boards plugin: moving on-chain coins onto Ark (the wallet funds a board output, the server
+ * co-signs its exit, and registers the VTXO once the funding transaction confirmed). Contributes barkd's
  * `POST /api/v1/boards/board-amount`, `POST /api/v1/boards/board-all`, `GET /api/v1/boards/pending`
  * and `GET /api/v1/fees/board`; the crash-safe `boards.board` action (kernel ActionEngine); and
  * {@link BoardServiceToken}.
