@@ -1,5 +1,5 @@
 import { ActionEngine, ChainSourceService, WalletSession, definePlugin } from "@tender/core";
-import { ArkConnectionToken, ArkKeysToken, VtxoStoreToken } from "@tender/plugin-ark";
+import { ArkConnectionService, ArkKeysService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { BalanceContributorsService } from "@tender/plugin-wallet";
 import { MovementStoreToken } from "@tender/plugin-history";
@@ -35,18 +35,18 @@ export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark"],
-  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService],
+  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService, ArkConnectionService, ArkKeysService, VtxoStoreService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
     const pollMs = settings.pollMs ?? 2_000;
     const c = ctx.container;
-    const connection = c.resolve(ArkConnectionToken);
-    const arkKeys = c.resolve(ArkKeysToken);
+    const connection = ctx.walletService(ArkConnectionService);
+    const arkKeys = ctx.walletService(ArkKeysService);
     const ports: BoardPorts = {
       server: arkBoardServer(connection, arkKeys),
       keys: arkBoardKeys(arkKeys),
-      vtxos: arkBoardVtxos(c.resolve(VtxoStoreToken)),
+      vtxos: arkBoardVtxos(ctx.get(VtxoStoreService)),
       wallet: onchainBoardFunding(ctx.walletService(OnchainWalletService)),
       chain: sourceBoardChain(ctx.walletService(ChainSourceService)),
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),

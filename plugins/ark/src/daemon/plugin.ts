@@ -1,17 +1,19 @@
-import { ActionEngine, ChainSourceToken, Database, WalletLoaded, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceService, Database, WalletReady, WalletSession, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
-import { BalanceContributorsService, SendDestinationsService, WalletLifecycleToken } from "@tender/plugin-wallet";
+import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
-import type { ArkWallet, ArkWalletSettings } from "./ark-wallet.js";
+import { railSettings, type ArkRail } from "./ark-rail.js";
 import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "./arkoor/arkoor-sender.js";
-import { ArkConnection } from "./connection/ark-connection.js";
 import { arkServerCreationCheck } from "./connection/creation-check.js";
+import { CreationPins } from "./connection/creation-pins.js";
+import { openArkConnection } from "./connection/open-connection.js";
 import { ArkKeys } from "./keys/ark-keys.js";
+import { receiveArkoorVtxos } from "./mailbox/arkoor-receiver.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, arkInitMigration } from "./persistence/entities.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionToken, ArkKeysToken, ArkServerConnectorService, VtxoStoreToken } from "./tokens.js";
+import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, VtxoStoreService } from "./services.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings under `pluginConfig.ark`. */
@@ -27,98 +29,102 @@ interface ArkPluginConfig {
 /**
  * The Ark plugin: the wallet's Ark server connection (creation check pinning the server keys,
  * heartbeat), Ark keys and addresses, VTXOs and balance, arkoor payments (a persisted action)
- * and mailbox delivery (background subscription, `sync/mailbox`). Provides
- * {@link ArkConnectionToken}, {@link ArkKeysToken} and {@link VtxoStoreToken} to other plugins.
+ * and mailbox delivery (background subscription, `sync/mailbox`). The connection, the keys and
+ * the mailbox consumer are wallet services (created on wallet load, disposed on unload); the
+ * VTXO store is a daemon service. It reaches the Ark server only through the
+ * {@link ArkServerConnectorService} the daemon binary provides.
  */
 export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  consumes: [SendDestinationsService, BalanceContributorsService, ArkServerConnectorService],
+  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, VtxoStoreService],
+  consumes: [
+    SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, ChainSourceService,
+  ],
   register(ctx) {
     const cfg = ctx.pluginConfig as ArkPluginConfig;
     const db = ctx.container.resolve(Database);
-    const lifecycle = ctx.container.resolve(WalletLifecycleToken);
     const engine = ctx.container.resolve(ActionEngine);
     const connector = ctx.get(ArkServerConnectorService);
-    const connection = new ArkConnection(db, ctx.logger, connector);
-    const keys = new ArkKeys(db);
+    const movements = ctx.container.resolve(MovementStoreToken);
     const vtxos = new VtxoStore(db);
-    ctx.container.registerInstance(ArkConnectionToken, connection);
-    ctx.container.registerInstance(ArkKeysToken, keys);
-    ctx.container.registerInstance(VtxoStoreToken, vtxos);
+    ctx.provide(VtxoStoreService, vtxos);
     ctx.entities(...ARK_ENTITIES);
     ctx.migrations(arkInitMigration);
-    lifecycle.creationChecks.add("ark-server", arkServerCreationCheck(connection, connector));
+    const creationPins = new CreationPins();
+    ctx.get(WalletLifecycleService).creationChecks.add("ark-server", arkServerCreationCheck(creationPins, connector));
     ctx.container.resolve(PaymentMethodParsersToken).register("ark", (v) => {
       decodeArkAddress(v.trim());
       return v.trim().toLowerCase();
     });
 
-    const settings = (): ArkWalletSettings => {
-      const c = lifecycle.loadedKeys?.config ?? {};
-      const split = Number(c["change_vtxo_split_factor"] ?? 2);
-      return {
-        network: lifecycle.loadedKeys?.network ?? "regtest",
-        changeSplitFactor: Number.isInteger(split) && split >= 1 && split <= 3 ? split : 2,
-        deliveryRetryMs: cfg.deliveryRetryMs ?? 60_000,
-      };
+    const walletKeys = ctx.walletService(WalletKeysService);
+    const chain = ctx.walletService(ChainSourceService);
+    const connection = ctx.walletService(ArkConnectionService);
+    const keys = ctx.walletService(ArkKeysService);
+    const mailbox = ctx.walletService(ArkMailboxService);
+    const deliveryRetryMs = cfg.deliveryRetryMs ?? 60_000;
+    /** The loaded wallet's rail: its wallet services and the stores. */
+    const rail = async (): Promise<ArkRail> => {
+      const [server, arkKeys, source, wallet] = await Promise.all([connection.get(), keys.get(), chain.get(), walletKeys.get()]);
+      const settings = railSettings(wallet, deliveryRetryMs);
+      return { server, keys: arkKeys, chain: source, vtxos, movements, db, logger: ctx.logger, settings: () => settings };
     };
+
+    ctx.provideForWallet(ArkKeysService, { create: async (c) => ArkKeys.load(db, (await c.get(WalletKeysService)).master) });
+    ctx.provideForWallet(ArkConnectionService, {
+      create: async (c) => openArkConnection(db, connector, creationPins, await c.get(WalletKeysService), ctx.logger),
+      dispose: (server) => server.close(),
+    });
+    ctx.provideForWallet(ArkMailboxService, {
+      create: async (c) => {
+        const [server, arkKeys] = await Promise.all([c.get(ArkConnectionService), c.get(ArkKeysService)]);
+        return new MailboxSync(server, arkKeys, db, ctx.logger, async (msg) => {
+          // other kinds belong to subsystems not in this plugin yet (rounds, lightning); they advance
+          if (msg.kind === "arkoor") await receiveArkoorVtxos(await rail(), msg.vtxos);
+          return true;
+        });
+      },
+      // waits for a message being processed, before the connection closes and the database with it
+      dispose: (m) => m.unsubscribe(),
+    });
+
     const session = ctx.container.resolve(WalletSession);
     const manualSync = () => session.current?.manualSync === true; // `daemon_manual_sync`, read by the wallet plugin
-    const wallet: ArkWallet = {
-      connection, keys, vtxos, settings, db, logger: ctx.logger,
-      chain: ctx.container.resolve(ChainSourceToken),
-      movements: ctx.container.resolve(MovementStoreToken),
-    };
-    const mailbox = new MailboxSync(wallet, db);
     const freshSends = new Set<string>();
-    const sender = new ArkoorSender(wallet, engine, freshSends);
-    engine.define(arkoorSendAction(wallet, freshSends));
+    const sender = new ArkoorSender(rail, engine, freshSends);
+    engine.define(arkoorSendAction(rail, { vtxos, movements }, freshSends));
 
     const syncAll = async () => {
-      await mailbox.sync().catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
+      await mailbox.get().then((m) => m.sync()).catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
       await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
     };
-    let attached = false;
-    let wasUp = false;
-    ctx.events.on(WalletLoaded, async (loadedWallet) => {
-      const loaded = lifecycle.loadedKeys;
-      if (!loaded?.config.server_address) return;
-      await keys.attach(loaded.master);
-      await connection.attach({ serverUrl: loaded.config.server_address, walletNetwork: loadedWallet.network });
-      attached = true;
-      // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually
-      void connection.heartbeat().then((up) => (up && !manualSync() ? syncAll() : undefined));
-    });
-    ctx.events.on(WalletUnloaded, () => {
-      attached = false;
-      void mailbox.unsubscribe();
-      connection.detach();
-      keys.detach();
-    });
-    ctx.onStop(async () => {
-      attached = false;
-      await mailbox.unsubscribe();
-      connection.detach();
+    // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually
+    ctx.events.on(WalletReady, () => {
+      const server = connection.current;
+      if (server) void server.heartbeat().then((up) => (up && !manualSync() ? syncAll() : undefined));
     });
 
+    let wasUp = false;
     ctx.task({
       name: "ark.heartbeat",
       intervalMs: cfg.heartbeatMs ?? 1_000,
       run: async () => {
-        if (!attached) {
+        const server = connection.current;
+        const consumer = mailbox.current;
+        if (!server || !consumer) {
           wasUp = false;
           return;
         }
-        const up = await connection.heartbeat();
+        const up = await server.heartbeat();
         const reconnected = up && !wasUp;
         wasUp = up;
         if (!up || manualSync()) return;
         // the background mailbox subscription; after a reconnection it restarts at once instead
         // of waiting out the back-off it built up while the server was away
-        if (reconnected && mailbox.subscribed) await mailbox.unsubscribe();
-        if (!mailbox.subscribed) await mailbox.subscribe();
+        if (reconnected && consumer.subscribed) await consumer.unsubscribe();
+        if (!consumer.subscribed) await consumer.subscribe();
       },
     });
 
@@ -127,8 +133,9 @@ export const arkPlugin = definePlugin({
       intervalMs: cfg.syncIntervalMs ?? 60_000,
       initialDelayMs: cfg.syncIntervalMs ?? 60_000,
       run: async () => {
-        if (!attached || manualSync() || !connection.connected) return;
-        await mailbox.sync();
+        const consumer = mailbox.current;
+        if (!consumer || manualSync() || !connection.current?.connected) return;
+        await consumer.sync();
       },
     });
 
@@ -138,7 +145,7 @@ export const arkPlugin = definePlugin({
       return {};
     });
     ctx.get(BalanceContributorsService).contribute("spendable_sat", ctx.name, async () => (await vtxos.balance()).spendableSat);
-    for (const r of walletRoutes({ wallet, mailbox, syncAll })) ctx.route(r);
+    for (const r of walletRoutes({ rail, vtxos, connection, mailbox, syncAll })) ctx.route(r);
   },
 });
 

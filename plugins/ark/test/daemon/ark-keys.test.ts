@@ -10,30 +10,26 @@ describe("Ark keys (m/350'/0'/i from the wallet's master, persisted index)", () 
   afterEach(() => db.close());
 
   it("derives the same VTXO and mailbox keys as the protocol core's WalletKeys", async () => {
-    const keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     const reference = WalletKeys.fromMnemonic(MNEMONIC);
     for (const i of [0, 1, 7]) expect(bytesEqual(keys.deriveVtxoKey(i).publicKey, reference.vtxoKey(i).publicKey)).to.equal(true);
     expect(bytesEqual(keys.mailboxKey().publicKey, reference.mailboxKey().publicKey)).to.equal(true);
   });
 
   it("hands out each index once, also across a reload, and peeks only handed-out indexes", async () => {
-    const keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     const [a, b] = await Promise.all([keys.nextVtxoKey(), keys.nextVtxoKey()]);
     expect([a.index, b.index].sort()).to.deep.equal([0, 1]);
     expect(keys.peekVtxoKey(1)?.index).to.equal(1);
     expect(keys.peekVtxoKey(2)).to.equal(undefined);
-    const again = new ArkKeys(db);
-    await again.attach(masterOf(MNEMONIC));
+    const again = await ArkKeys.load(db, masterOf(MNEMONIC));
     expect((await again.nextVtxoKey()).index).to.equal(2);
     expect(again.keyByPubkey(a.publicKey)?.index).to.equal(a.index);
     expect(again.isOwnPubkey(WalletKeys.fromMnemonic(MNEMONIC).vtxoKey(5).publicKey)).to.equal(false);
   });
 
   it("claims a key of the seed that was never handed out (import into a restored wallet) and refuses a foreign one", async () => {
-    const keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     const k9 = WalletKeys.fromMnemonic(MNEMONIC).vtxoKey(9).publicKey;
     expect((await keys.claimKey(k9))?.index).to.equal(9);
     expect(keys.isOwnPubkey(k9)).to.equal(true);

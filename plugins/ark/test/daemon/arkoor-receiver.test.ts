@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { silentLogger, type ChainSource, type Database } from "@tender/core";
 import type { MovementStore, NewMovement } from "@tender/plugin-history";
 import { encodeTx, encodeVtxo, reverseBytes, toHex, txid, vtxoIdString, type Transaction } from "@tender/ark-protocol";
-import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
-import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
+import type { ArkServer } from "@tender/ark-protocol/server";
+import type { ArkRail } from "../../src/daemon/ark-rail.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { receiveArkoorVtxos } from "../../src/daemon/mailbox/arkoor-receiver.js";
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
@@ -11,7 +11,7 @@ import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoar
 
 describe("arkoor receive from the mailbox", () => {
   let db: Database;
-  let w: ArkWallet;
+  let w: ArkRail;
   let created: NewMovement[];
   let registered: number;
   let recoveryPosts: number;
@@ -19,17 +19,17 @@ describe("arkoor receive from the mailbox", () => {
 
   beforeEach(async () => {
     db = await memoryDb();
-    const keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     created = [];
     registered = 0;
     recoveryPosts = 0;
     const server = {
+      connect: async () => ({ arkInfo: { serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA } }),
       registerVtxoTransactions: async () => { registered++; },
       postRecoveryVtxoIds: async () => { recoveryPosts++; },
-    };
+    } as unknown as ArkServer;
     w = {
-      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, mailboxPubkey: randomKey().pk, vtxoExitDelta: EXIT_DELTA }), server } as unknown as ArkConnection,
+      server,
       keys, vtxos: new VtxoStore(db), db, logger: silentLogger,
       chain: {
         getTip: async () => ({ height: 100, hash: "00".repeat(32) }),

@@ -2,10 +2,10 @@ import { expect } from "chai";
 import { BadRequestError, InternalServerError, silentLogger, type ActionEngine, type ChainSource, type Database } from "@tender/core";
 import type { MovementStore } from "@tender/plugin-history";
 import { arkId, decodeArkAddress, encodeArkAddress, vtxoIdString, walletArkAddress } from "@tender/ark-protocol";
-import type { ArkWallet } from "../../src/daemon/ark-wallet.js";
+import type { ArkServer } from "@tender/ark-protocol/server";
+import type { ArkRail } from "../../src/daemon/ark-rail.js";
 import type { ArkoorSendState } from "../../src/daemon/arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "../../src/daemon/arkoor/arkoor-sender.js";
-import type { ArkConnection } from "../../src/daemon/connection/ark-connection.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { MNEMONIC, SERVER, boardOf, masterOf, memoryDb, randomKey } from "./fixtures.js";
@@ -27,17 +27,16 @@ describe("arkoor sender: destination checks, input selection and the change spli
   beforeEach(async () => {
     db = await memoryDb();
     store = new VtxoStore(db);
-    keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     started = [];
     splitFactor = 2;
-    const wallet: ArkWallet = {
-      connection: { arkInfo: async () => ({ serverPubkey: SERVER.pk, maxVtxoExitDepth: 50 }) } as unknown as ArkConnection,
+    const wallet: ArkRail = {
+      server: { connect: async () => ({ arkInfo: { serverPubkey: SERVER.pk, maxVtxoExitDepth: 50 } }) } as unknown as ArkServer,
       keys, vtxos: store, chain: {} as ChainSource, movements: {} as MovementStore, db, logger: silentLogger,
       settings: () => ({ network: "regtest", changeSplitFactor: splitFactor, deliveryRetryMs: 1_000 }),
     };
     const engine = { start: async (_kind: string, state: ArkoorSendState, id: string) => { started.push(state); return { id, step: "done", state }; } };
-    sender = new ArkoorSender(wallet, engine as unknown as ActionEngine, new Set());
+    sender = new ArkoorSender(async () => wallet, engine as unknown as ActionEngine, new Set());
   });
   afterEach(() => db.close());
 

@@ -29,8 +29,7 @@ describe("received VTXO acceptance (mailbox receive and import)", () => {
 
   beforeEach(async () => {
     db = await memoryDb();
-    keys = new ArkKeys(db);
-    await keys.attach(masterOf(MNEMONIC));
+    keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     const k = await keys.nextVtxoKey();
     own = { sk: k.secretKey, pk: k.publicKey };
   });

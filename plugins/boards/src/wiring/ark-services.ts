@@ -1,33 +1,22 @@
 /**
- * The Ark rail's services (connection, keys, VTXO store) as the board action's ports.
+ * The Ark rail's services (connection, keys, VTXO store) as the board action's ports. The
+ * connection and the keys are wallet services: each call takes the loaded wallet's (waiting while
+ * the wallet loads), so a board resumed at wallet load finds them ready.
  */
+import type { WalletService } from "@tender/core";
 import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/ark-protocol";
-import { mailboxAuthorization, type ArkConnection, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
+import type { ArkServer } from "@tender/ark-protocol/server";
+import { mailboxAuthorization, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
+import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
 /** Validity of the recovery mailbox authorization, as the Ark rail uses it. */
 const RECOVERY_AUTH_SECS = 60;
-import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
-
-/**
- * Waits until the Ark rail has attached the loaded wallet (it does so on `WalletLoaded`, which
- * also resumes unfinished actions: a resumed board must not run before it). Gives up after
- * `timeoutMs`, and then the caller's call throws its own "No wallet set".
- */
-export async function whenAttached(isAttached: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!isAttached() && Date.now() < end) await new Promise((r) => setTimeout(r, 25));
-}
 
 /** {@link BoardServer} over the wallet's Ark server connection. */
-export function arkBoardServer(connection: ArkConnection, keys: ArkKeys): BoardServer {
-  const server = async () => {
-    await whenAttached(() => connection.isAttached);
-    return connection.server;
-  };
+export function arkBoardServer(connection: WalletService<ArkServer>, keys: WalletService<ArkKeys>): BoardServer {
   return {
     async info() {
-      await whenAttached(() => connection.isAttached);
-      const i = await connection.arkInfo();
+      const i = (await (await connection.get()).connect()).arkInfo;
       const fees = i.fees.board;
       return {
         serverPubkey: i.serverPubkey, vtxoLifetime: i.vtxoLifetime, vtxoExitDelta: i.vtxoExitDelta,
@@ -36,17 +25,17 @@ export function arkBoardServer(connection: ArkConnection, keys: ArkKeys): BoardS
       };
     },
     async requestBoardCosign(c) {
-      return (await server()).requestBoardCosign({
+      return (await connection.get()).requestBoardCosign({
         amount: c.amountSat, utxo: c.utxo, expiryHeight: c.expiryHeight, userPubkey: c.userPubkey, pubNonce: c.pubNonce, fundingTx: c.fundingTx,
       });
     },
     async registerBoardVtxo(vtxo) {
-      await (await server()).registerBoardVtxo(vtxo);
+      await (await connection.get()).registerBoardVtxo(vtxo);
     },
     async backupVtxoId(vtxoId) {
-      const s = await server();
-      const key = keys.recoveryMailboxKey();
-      await s.postRecoveryVtxoIds({
+      const server = await connection.get();
+      const key = (await keys.get()).recoveryMailboxKey();
+      await server.postRecoveryVtxoIds({
         mailboxId: key.publicKey, vtxoIds: [encodeOutPoint(parseOutPoint(vtxoId))],
         authorization: mailboxAuthorization({ mailboxKey: () => key }, RECOVERY_AUTH_SECS),
       });
@@ -55,15 +44,13 @@ export function arkBoardServer(connection: ArkConnection, keys: ArkKeys): BoardS
 }
 
 /** {@link BoardKeys} over the wallet's Ark keys. */
-export function arkBoardKeys(keys: ArkKeys): BoardKeys {
+export function arkBoardKeys(keys: WalletService<ArkKeys>): BoardKeys {
   return {
     async nextVtxoKey() {
-      await whenAttached(() => keys.isAttached);
-      return (await keys.nextVtxoKey()).publicKey;
+      return (await (await keys.get()).nextVtxoKey()).publicKey;
     },
     async secretKeyFor(pubkey) {
-      await whenAttached(() => keys.isAttached);
-      const k = keys.keyByPubkey(pubkey);
+      const k = (await keys.get()).keyByPubkey(pubkey);
       if (!k) throw new Error(`VTXO key ${toHex(pubkey)} is not one of the wallet's keys`);
       return k.secretKey;
     },

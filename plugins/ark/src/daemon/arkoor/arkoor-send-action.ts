@@ -1,11 +1,10 @@
-import { faultPoint, type ActionDefinition, type StepOutcome } from "@tender/core";
+import { NoWalletError, faultPoint, type ActionDefinition, type StepOutcome } from "@tender/core";
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, decodeVtxo, encodePolicy,
   encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
 } from "@tender/ark-protocol";
-import { ArkServerRejectedError } from "@tender/ark-protocol/server";
-import type { ArkWallet } from "../ark-wallet.js";
-import { NoArkConnectionError } from "../connection/ark-connection.js";
+import { ArkClientClosedError, ArkServerRejectedError } from "@tender/ark-protocol/server";
+import type { ArkRail, ArkRailSource, ArkStores } from "../ark-rail.js";
 import { NoWalletKeysError } from "../keys/ark-keys.js";
 import { postRecoveryIds } from "../mailbox/recovery-ids.js";
 import { VtxoNotSpendableError } from "../vtxos/vtxo-store.js";
@@ -46,9 +45,9 @@ function isRejection(e: unknown): boolean {
   return e instanceof ArkServerRejectedError;
 }
 
-/** The wallet is still attaching after a restart: the step is simply run again shortly. */
+/** No wallet is loaded (or it is being unloaded and its connection closed): the step is simply run again later. */
 function isNotReady(e: unknown): boolean {
-  return e instanceof NoArkConnectionError || e instanceof NoWalletKeysError;
+  return e instanceof NoWalletError || e instanceof ArkClientClosedError || e instanceof NoWalletKeysError;
 }
 
 /** Wait before a step retries after the server did not answer. */
@@ -62,7 +61,7 @@ function fail(state: ArkoorSendState, e: unknown): StepOutcome<ArkoorSendState> 
   return { failed: e instanceof Error ? e.message : String(e), state };
 }
 
-async function inputVtxos(w: ArkWallet, s: ArkoorSendState): Promise<Vtxo[]> {
+async function inputVtxos(w: ArkRail, s: ArkoorSendState): Promise<Vtxo[]> {
   const out: Vtxo[] = [];
   for (const id of s.inputIds) {
     const v = await w.vtxos.get(id);
@@ -72,14 +71,14 @@ async function inputVtxos(w: ArkWallet, s: ArkoorSendState): Promise<Vtxo[]> {
   return out;
 }
 
-function outputsOf(s: ArkoorSendState, w: ArkWallet): { amount: bigint; policy: VtxoPolicy }[] {
+function outputsOf(s: ArkoorSendState, w: ArkRail): { amount: bigint; policy: VtxoPolicy }[] {
   return [
     { amount: BigInt(s.amountSat), policy: { type: "pubkey", userPubkey: fromHex(s.recipientPubkey) } },
     ...s.changeAmounts.map((a, i) => ({ amount: BigInt(a), policy: { type: "pubkey", userPubkey: w.keys.deriveVtxoKey(s.changeKeyIndexes[i]!).publicKey } as VtxoPolicy })),
   ];
 }
 
-function splitSigned(s: ArkoorSendState, w: ArkWallet): { change: Vtxo[]; sent: Vtxo[] } {
+function splitSigned(s: ArkoorSendState, w: ArkRail): { change: Vtxo[]; sent: Vtxo[] } {
   const changeKeys = new Set(s.changeKeyIndexes.map((i) => toHex(w.keys.deriveVtxoKey(i).publicKey)));
   const all = (s.signed ?? []).map((h) => decodeVtxo(fromHex(h)));
   const isChange = (v: Vtxo) => v.policy.type === "pubkey" && changeKeys.has(toHex(v.policy.userPubkey));
@@ -93,8 +92,9 @@ function splitSigned(s: ArkoorSendState, w: ArkWallet): { change: Vtxo[]; sent: 
  * step is saved before the next talks to the server; a resumed step is idempotent (the server
  * replays a cosign for the same package, registrations and mailbox posts are idempotent).
  * `fresh` holds the ids of actions this process just started (their movement step needs no search).
+ * Locking, the movement and a failed end use only the stores, so a failed send always unlocks its inputs.
  */
-export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): ActionDefinition<ArkoorSendState> {
+export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: Set<string> = new Set()): ActionDefinition<ArkoorSendState> {
   return {
     kind: ARKOOR_SEND_ACTION,
     firstStep: "lock",
@@ -102,7 +102,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       lock: async (s, { id }) => {
         faultPoint("ark-send:lock");
         try {
-          await w.vtxos.lock(s.inputIds, id);
+          await stores.vtxos.lock(s.inputIds, id);
         } catch (e) {
           if (e instanceof VtxoNotSpendableError) return fail(s, e);
           throw e;
@@ -111,6 +111,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       movement: async (s, { id }) => {
         faultPoint("ark-send:movement");
+        const w = stores;
         // an action not started by this process may have created its movement before a crash:
         // find it (pending, same locked inputs) instead of creating a second one
         const existing = fresh.delete(id) ? undefined : (await w.movements.list()).find((m) =>
@@ -129,8 +130,9 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       registerInputs: async (s) => {
         faultPoint("ark-send:register-inputs");
+        const w = await rail();
         try {
-          await w.connection.server.registerVtxoTransactions((await inputVtxos(w, s)).map((v) => encodeVtxo(v)));
+          await w.server.registerVtxoTransactions((await inputVtxos(w, s)).map((v) => encodeVtxo(v)));
         } catch (e) {
           if (isNotReady(e)) throw e;
           return fail(s, e); // nothing was cosigned yet: giving up is safe
@@ -139,8 +141,9 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       cosign: async (s) => {
         faultPoint("ark-send:cosign");
+        const w = await rail();
         const inputs = await inputVtxos(w, s);
-        const info = await w.connection.arkInfo();
+        const info = (await w.server.connect()).arkInfo;
         const secretFor = (pk: Uint8Array) => {
           const k = w.keys.keyByPubkey(pk);
           if (!k) throw new Error(`no key for ${toHex(pk)}`);
@@ -159,7 +162,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
             useCheckpoint: true,
             attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
           }));
-          const res = await w.connection.server.requestArkoorCosign(parts);
+          const res = await w.server.requestArkoorCosign(parts);
           const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
           signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
         } catch (e) {
@@ -173,8 +176,9 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       registerOutputs: async (s) => {
         faultPoint("ark-send:register-outputs");
+        const w = await rail();
         try {
-          await w.connection.server.registerVtxoTransactions((s.signed ?? []).map(fromHex));
+          await w.server.registerVtxoTransactions((s.signed ?? []).map(fromHex));
         } catch (e) {
           if (isNotReady(e)) throw e;
           return retryLater(s, e);
@@ -183,13 +187,14 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       deliver: async (s) => {
         faultPoint("ark-send:deliver");
+        const w = await rail();
         const { sent } = splitSigned(s, w);
         let delivered = false;
         let rejected = 0;
         let lastError: unknown;
         for (const blindedId of s.blindedIds) {
           try {
-            await w.connection.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
+            await w.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
             delivered = true;
             break;
           } catch (e) {
@@ -206,6 +211,7 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
       },
       finalize: async (s) => {
         faultPoint("ark-send:finalize");
+        const w = await rail();
         const { change } = splitSigned(s, w);
         for (const v of change) await w.vtxos.add(v, "spendable");
         await w.vtxos.markSpent(s.inputIds);
@@ -218,8 +224,8 @@ export function arkoorSendAction(w: ArkWallet, fresh: Set<string> = new Set()): 
     },
     onEnd: async (id, outcome, s) => {
       if (outcome !== "failed") return;
-      await w.vtxos.unlock(id);
-      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed" });
+      await stores.vtxos.unlock(id);
+      if (s.movementId !== null) await stores.movements.update(s.movementId, { status: "failed" });
     },
   };
 }

@@ -1,22 +1,12 @@
 import { randomUUID } from "node:crypto";
-import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
+import { ActionEngine, AsyncLock, BadRequestError, InternalServerError } from "@tender/core";
 import {
   AddressError, InsufficientFundsError, checkArkoorAddress, exitDepth, selectVtxos, splitChange, toHex,
 } from "@tender/ark-protocol";
-import type { ArkWallet } from "../ark-wallet.js";
+import type { ArkRailSource } from "../ark-rail.js";
 import { protocolNetworkOf } from "../connection/networks.js";
 import { ARKOOR_SEND_ACTION, type ArkoorSendState } from "./arkoor-send-action.js";
 import type { ArkDestination } from "./destination.js";
-
-/** Serializes input selection so two sends never pick the same VTXOs. */
-class SelectionLock {
-  private tail: Promise<unknown> = Promise.resolve();
-  run<T>(fn: () => Promise<T>): Promise<T> {
-    const next = this.tail.then(fn, fn);
-    this.tail = next.catch(() => undefined);
-    return next;
-  }
-}
 
 /**
  * Starts arkoor payments: checks the address against the connected server, selects inputs
@@ -27,17 +17,19 @@ class SelectionLock {
  * finishes the same payment in the background; it is never unlocked and re-spent).
  */
 export class ArkoorSender {
-  private readonly selection = new SelectionLock();
+  /** Serializes input selection so two sends never pick the same VTXOs. */
+  private readonly selection = new AsyncLock();
 
-  constructor(private readonly w: ArkWallet, private readonly engine: ActionEngine, private readonly fresh: Set<string>) {}
+  constructor(private readonly rail: ArkRailSource, private readonly engine: ActionEngine, private readonly fresh: Set<string>) {}
 
   async send(dest: ArkDestination, amountSat: number): Promise<void> {
-    const info = await this.w.connection.arkInfo().catch((e: unknown) => {
+    const w = await this.rail();
+    const info = await w.server.connect().then((s) => s.arkInfo, (e: unknown) => {
       throw new InternalServerError(`Failed to send arkoor payment: ${e instanceof Error ? e.message : String(e)}`);
     });
     let deliveries;
     try {
-      deliveries = checkArkoorAddress(dest.decoded, { network: protocolNetworkOf(this.w.settings().network), serverPubkey: info.serverPubkey });
+      deliveries = checkArkoorAddress(dest.decoded, { network: protocolNetworkOf(w.settings().network), serverPubkey: info.serverPubkey });
     } catch (e) {
       if (e instanceof AddressError) throw new BadRequestError(e.message);
       throw e;
@@ -49,7 +41,7 @@ export class ArkoorSender {
     const recipient = dest.decoded.policy.userPubkey;
 
     const started = await this.selection.run(async () => {
-      const spendable = await this.w.vtxos.list(["spendable"]);
+      const spendable = await w.vtxos.list(["spendable"]);
       let chosen;
       try {
         chosen = selectVtxos(
@@ -61,10 +53,10 @@ export class ArkoorSender {
         if (e instanceof InsufficientFundsError) throw new InternalServerError(`Failed to send arkoor payment: ${e.message}`);
         throw e;
       }
-      const pieces = splitChange(chosen.total - amount, amount, this.w.settings().changeSplitFactor);
+      const pieces = splitChange(chosen.total - amount, amount, w.settings().changeSplitFactor);
       const changeKeys = [];
       for (let i = 0; i < pieces.length; i++) {
-        const k = await this.w.keys.nextVtxoKey();
+        const k = await w.keys.nextVtxoKey();
         if (toHex(k.publicKey) === toHex(recipient)) i--; // never reuse the destination key as change
         else changeKeys.push(k);
       }

@@ -1,4 +1,4 @@
-import type { Database } from "@tender/core";
+import { AsyncLock, type Database } from "@tender/core";
 import type { BIP32Interface } from "bip32";
 import { ARK_PURPOSE, toHex, type DerivedKey } from "@tender/ark-protocol";
 import { ArkKeyRow } from "../persistence/entities.js";
@@ -8,7 +8,7 @@ export interface VtxoKey extends DerivedKey {
   readonly index: number;
 }
 
-/** The wallet is not loaded, so no key can be derived. */
+/** Keys made without a wallet's master: nothing can be derived. */
 export class NoWalletKeysError extends Error {
   constructor() {
     super("No wallet set");
@@ -21,35 +21,29 @@ function derived(node: BIP32Interface, path: string): DerivedKey {
 }
 
 /**
- * The loaded wallet's Ark keys: VTXO keys `m/350'/0'/i` (the same tree as the protocol core's
- * `WalletKeys`, derived from the wallet's BIP-32 master) and the mailbox key `m/350'/1'`. The
- * next index is persisted (`ark_key`) before a key is handed out, so an index is never reused.
+ * A loaded wallet's Ark keys (the wallet service `ArkKeysService`): VTXO keys `m/350'/0'/i` (the
+ * same tree as the protocol core's `WalletKeys`, derived from the wallet's BIP-32 master) and the
+ * mailbox key `m/350'/1'`. The next index is persisted (`ark_key`) before a key is handed out, so
+ * an index is never reused; handing out and claiming run one at a time.
  */
 export class ArkKeys {
-  private arkNode: BIP32Interface | undefined;
+  private readonly arkNode: BIP32Interface | undefined;
   private byPubkey = new Map<string, number>();
   private nextIndex = 0;
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly lock = new AsyncLock();
 
-  constructor(private readonly db: Database) {}
-
-  /** Loads the handed-out keys of the wallet whose BIP-32 master is `master`. */
-  async attach(master: BIP32Interface): Promise<void> {
-    this.arkNode = master.deriveHardened(ARK_PURPOSE);
-    const rows = await this.db.em().find(ArkKeyRow, {}, { orderBy: { keyIndex: "asc" } });
-    this.byPubkey = new Map(rows.map((r) => [r.pubkey, r.keyIndex]));
-    this.nextIndex = rows.length === 0 ? 0 : rows[rows.length - 1]!.keyIndex + 1;
+  /** Keys of the wallet whose BIP-32 master is `master`; without one, every derivation throws {@link NoWalletKeysError}. */
+  constructor(private readonly db: Database, master?: BIP32Interface) {
+    this.arkNode = master?.deriveHardened(ARK_PURPOSE);
   }
 
-  /** Forgets the keys (wallet unloaded). */
-  detach(): void {
-    this.arkNode = undefined;
-    this.byPubkey = new Map();
-    this.nextIndex = 0;
-  }
-
-  get isAttached(): boolean {
-    return this.arkNode !== undefined;
+  /** The keys of the wallet whose BIP-32 master is `master`, with the indexes it handed out so far. */
+  static async load(db: Database, master: BIP32Interface): Promise<ArkKeys> {
+    const keys = new ArkKeys(db, master);
+    const rows = await db.em().find(ArkKeyRow, {}, { orderBy: { keyIndex: "asc" } });
+    keys.byPubkey = new Map(rows.map((r) => [r.pubkey, r.keyIndex]));
+    keys.nextIndex = rows.length === 0 ? 0 : rows[rows.length - 1]!.keyIndex + 1;
+    return keys;
   }
 
   private node(): BIP32Interface {
@@ -75,7 +69,7 @@ export class ArkKeys {
 
   /** Hands out the next unused VTXO key, persisting its index first. */
   nextVtxoKey(): Promise<VtxoKey> {
-    const run = this.tail.then(async () => {
+    return this.lock.run(async () => {
       const key = this.deriveVtxoKey(this.nextIndex);
       const em = this.db.em();
       em.create(ArkKeyRow, { keyIndex: key.index, pubkey: toHex(key.publicKey) });
@@ -84,8 +78,6 @@ export class ArkKeys {
       this.nextIndex = key.index + 1;
       return key;
     });
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 
   /** The handed-out VTXO key at `index`, or `undefined` if that index was never handed out. */
@@ -120,7 +112,7 @@ export class ArkKeys {
   claimKey(pubkey: Uint8Array, scanLimit = 1000): Promise<VtxoKey | undefined> {
     const known = this.keyByPubkey(pubkey);
     if (known) return Promise.resolve(known);
-    const run = this.tail.then(async () => {
+    return this.lock.run(async () => {
       const hex = toHex(pubkey);
       const branch = this.node().deriveHardened(0);
       for (let i = 0; i < scanLimit; i++) {
@@ -136,7 +128,5 @@ export class ArkKeys {
       }
       return undefined;
     });
-    this.tail = run.catch(() => undefined);
-    return run;
   }
 }

@@ -1,5 +1,5 @@
 import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
-import type { ArkWallet } from "../ark-wallet.js";
+import type { ArkRail } from "../ark-rail.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.js";
 import { postRecoveryIds } from "./recovery-ids.js";
@@ -11,8 +11,8 @@ import { postRecoveryIds } from "./recovery-ids.js";
  * recorded as one `bark.arkoor`/`receive` movement per receiving address. Returns the ids stored.
  * Throws when the server or chain could not be asked (the checkpoint must then not advance).
  */
-export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Array[]): Promise<string[]> {
-  const info = await w.connection.arkInfo();
+export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Array[]): Promise<string[]> {
+  const info = (await w.server.connect()).arkInfo;
   const accepted: Vtxo[] = [];
   for (const bytes of encoded) {
     let vtxo: Vtxo;
@@ -37,7 +37,7 @@ export async function receiveArkoorVtxos(w: ArkWallet, encoded: readonly Uint8Ar
   }
   if (accepted.length === 0) return [];
   try {
-    await w.connection.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v)));
+    await w.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v)));
   } catch (e) {
     w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
   }

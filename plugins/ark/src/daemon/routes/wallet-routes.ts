@@ -1,12 +1,14 @@
-import { BadRequestError, InternalServerError, NotFoundError, queryBool, u32String, withContext, z, type RouteDefinition } from "@tender/core";
+import { BadRequestError, InternalServerError, NotFoundError, queryBool, u32String, withContext, z, type RouteDefinition, type WalletService } from "@tender/core";
 import { parseOutPoint, encodeVtxo, toHex } from "@tender/ark-protocol";
-import type { ArkWallet } from "../ark-wallet.js";
+import type { ArkServer } from "@tender/ark-protocol/server";
+import type { ArkRail, ArkRailSource } from "../ark-rail.js";
 import { arkInfoJson } from "../connection/ark-info-json.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { readPinnedKeys } from "../connection/server-pins.js";
 import type { MailboxSync } from "../mailbox/mailbox-sync.js";
 import { importVtxos } from "../vtxos/vtxo-import.js";
 import { walletVtxoInfo } from "../vtxos/vtxo-json.js";
+import type { VtxoStore } from "../vtxos/vtxo-store.js";
 import {
   ArkAddressResponseSchema, ArkInfoSchema, BadRequestErrorSchema, ConnectedResponseSchema, EncodedVtxoResponseSchema,
   ImportVtxoRequestSchema, InternalServerErrorSchema, MailboxSyncResponseSchema, NextRoundStartSchema, NotFoundErrorSchema,
@@ -18,10 +20,14 @@ const e400 = { description: "Bad request", schema: BadRequestErrorSchema };
 const e404 = { description: "Not found", schema: NotFoundErrorSchema };
 const e500 = { description: "Internal server error", schema: InternalServerErrorSchema };
 
-/** What the wallet routes drive besides the stores. */
+/** What the wallet routes drive. */
 export interface WalletRouteDeps {
-  wallet: ArkWallet;
-  mailbox: MailboxSync;
+  /** The loaded wallet's rail. */
+  rail: ArkRailSource;
+  vtxos: VtxoStore;
+  /** The loaded wallet's Ark server connection and mailbox consumer (wallet services). */
+  connection: WalletService<ArkServer>;
+  mailbox: WalletService<MailboxSync>;
   /** `POST /wallet/sync`: everything this plugin syncs (errors only logged). */
   syncAll: () => Promise<void>;
 }
@@ -37,11 +43,10 @@ function parseVtxoId(raw: string): string {
 
 /** The Ark routes under `/api/v1/wallet` (payments and the balance go through the wallet plugin's extension points). */
 export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
-  const { wallet: w } = d;
   // Addresses need only the server's two keys: the pinned ones let them derive while the server is down.
-  const addressServerKeys = async () => (await readPinnedKeys(w.db)) ?? (await w.connection.arkInfo());
+  const addressServerKeys = async (w: ArkRail) => (await readPinnedKeys(w.db)) ?? (await w.server.connect()).arkInfo;
   const stored = async (id: string) => {
-    const v = await w.vtxos.get(parseVtxoId(id)).catch((e: unknown) => {
+    const v = await d.vtxos.get(parseVtxoId(id)).catch((e: unknown) => {
       throw new NotFoundError(`not found [resources=${id}]: VTXO not found: ${e instanceof Error ? e.message : String(e)}`, [id]);
     });
     if (!v) throw new NotFoundError(`not found [resources=${id}]: VTXO not found`, [id]);
@@ -51,13 +56,14 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
     {
       method: "get", path: "/api/v1/wallet/connected", operationId: "connected", tag, requiresWallet: true,
       responses: { 200: { description: "Whether the wallet is connected to its Ark server", schema: ConnectedResponseSchema }, 500: e500 },
-      handler: () => ({ connected: w.connection.connected }),
+      handler: () => ({ connected: d.connection.current?.connected ?? false }),
     },
     {
       method: "get", path: "/api/v1/wallet/ark-info", operationId: "ark_info", tag, requiresWallet: true,
       responses: { 200: { description: "The Ark server's info", schema: ArkInfoSchema }, 404: e404 },
       handler: () => {
-        const info = w.connection.connected ? w.connection.info : undefined;
+        const server = d.connection.current;
+        const info = server?.connected ? server.session?.arkInfo : undefined;
         if (!info) throw new NotFoundError("Wallet not connected to an Ark server", ["ark server"]);
         return arkInfoJson(info);
       },
@@ -67,7 +73,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       responses: { 200: { description: "The next round's start time", schema: NextRoundStartSchema }, 500: e500 },
       handler: async () => {
         try {
-          const unixSecs = await w.connection.server.nextRoundTime();
+          const unixSecs = await (await d.connection.get()).nextRoundTime();
           return { start_time: new Date(unixSecs * 1000).toISOString().replace(/\.\d{3}Z$/, "Z") };
         } catch (e) {
           throw withContext("Failed to get next round time", e);
@@ -78,7 +84,8 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       method: "post", path: "/api/v1/wallet/addresses/next", operationId: "address", tag, requiresWallet: true,
       responses: { 200: { description: "A new Ark address", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async () => {
-        const info = await addressServerKeys();
+        const w = await d.rail();
+        const info = await addressServerKeys(w);
         const key = await w.keys.nextVtxoKey();
         return { address: arkAddressOf(w.keys, key, info, w.settings().network) };
       },
@@ -88,16 +95,17 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       params: z.object({ index: u32String() }),
       responses: { 200: { description: "The Ark address at that index", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async ({ params }) => {
+        const w = await d.rail();
         const key = w.keys.peekVtxoKey(params.index);
         if (!key) throw new InternalServerError(`Failed to get address at index ${params.index}: VTXO key at index ${params.index} was never derived`);
-        return { address: arkAddressOf(w.keys, key, await addressServerKeys(), w.settings().network) };
+        return { address: arkAddressOf(w.keys, key, await addressServerKeys(w), w.settings().network) };
       },
     },
     {
       method: "get", path: "/api/v1/wallet/vtxos", operationId: "vtxos", tag, requiresWallet: true,
       query: z.object({ all: queryBool().optional() }),
       responses: { 200: { description: "The wallet's VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 500: e500 },
-      handler: async ({ query }) => (query.all ? await w.vtxos.listAll() : await w.vtxos.list(["spendable", "locked"])).map(walletVtxoInfo),
+      handler: async ({ query }) => (query.all ? await d.vtxos.listAll() : await d.vtxos.list(["spendable", "locked"])).map(walletVtxoInfo),
     },
     {
       method: "get", path: "/api/v1/wallet/vtxos/{id}", operationId: "get_vtxo", tag, requiresWallet: true,
@@ -114,7 +122,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
     {
       method: "post", path: "/api/v1/wallet/import-vtxo", operationId: "import_vtxo", tag, requiresWallet: true, body: ImportVtxoRequestSchema,
       responses: { 200: { description: "The imported VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 400: e400, 500: e500 },
-      handler: async ({ body }) => (await importVtxos(w, body.vtxos)).map(walletVtxoInfo),
+      handler: async ({ body }) => (await importVtxos(await d.rail(), body.vtxos)).map(walletVtxoInfo),
     },
     {
       method: "post", path: "/api/v1/wallet/sync", operationId: "sync", tag, requiresWallet: true,
@@ -130,7 +138,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       handler: async ({ res }) => {
         let checkpoint: bigint;
         try {
-          checkpoint = await d.mailbox.sync();
+          checkpoint = await (await d.mailbox.get()).sync();
         } catch (e) {
           throw withContext("failed to sync mailbox", e);
         }

@@ -14,12 +14,12 @@ export interface AcceptanceContext {
   readonly serverPubkey: Uint8Array;
   /** `vtxo_exit_delta` of the server: a received VTXO must outlive tip + this. */
   readonly exitDelta: number;
-  /** Import rules (flows §4.10.4): the VTXO only has to outlive the tip, and the key may be one not yet handed out. */
+  /** Import rules: the VTXO only has to outlive the tip, and the key may be one not yet handed out (a wallet restored from its seed). */
   readonly importing?: boolean;
 }
 
 /**
- * Checks a VTXO someone gave the wallet (flows §4.3 receiver, §4.10.4 import): the policy is
+ * Checks a VTXO someone gave the wallet (an arkoor receive or an import): the policy is
  * `pubkey`, the server key is ours, the wallet holds its key, it expires after tip + exit delta
  * (import: after the tip), and its chain anchor exists on chain or in the mempool with the exit
  * chain fully signed from it. Throws {@link VtxoNotAcceptedError}.

@@ -1,17 +1,17 @@
 import { BadRequestError, InternalServerError } from "@tender/core";
 import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
-import type { ArkWallet } from "../ark-wallet.js";
+import type { ArkRail } from "../ark-rail.js";
 import { postRecoveryIds } from "../mailbox/recovery-ids.js";
 import { checkReceivedVtxo } from "./received-vtxo.js";
 import type { StoredVtxo } from "./vtxo-store.js";
 
 /**
- * `POST /wallet/import-vtxo` (rest-api §3.1, flows §4.10.4): in order, each hex VTXO is decoded
+ * `POST /wallet/import-vtxo` (bark's import rules): in order, each hex VTXO is decoded
  * (400), returned as stored when already known (idempotent), otherwise checked — anchored on chain,
  * fully signed, owned by a wallet key, not expired — import: after the tip (500 `Failed to import VTXO: …`, bark's texts) — registered
  * with the server and stored as spendable. Not transactional: earlier items stay imported.
  */
-export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promise<StoredVtxo[]> {
+export async function importVtxos(w: ArkRail, hexes: readonly string[]): Promise<StoredVtxo[]> {
   if (hexes.length === 0) throw new BadRequestError("No VTXOs provided");
   const out: StoredVtxo[] = [];
   for (const hex of hexes) {
@@ -28,7 +28,7 @@ export async function importVtxos(w: ArkWallet, hexes: readonly string[]): Promi
       continue;
     }
     try {
-      const info = await w.connection.arkInfo();
+      const info = (await w.server.connect()).arkInfo;
       await checkReceivedVtxo(vtxo, { chain: w.chain, keys: w.keys, serverPubkey: info.serverPubkey, exitDelta: info.vtxoExitDelta, importing: true });
     } catch (e) {
       throw new InternalServerError(`Failed to import VTXO: ${e instanceof Error ? e.message : String(e)}`);

@@ -1,7 +1,7 @@
 import { exitDepth, formatOutPoint, policyUserPubkey, toHex } from "@tender/ark-protocol";
 import type { StoredVtxo } from "./vtxo-store.js";
 
-/** barkd's `WalletVtxoInfo` (rest-api §4.6): the VTXO's fields flattened, plus its `state`. */
+/** barkd's `WalletVtxoInfo`: the VTXO's fields flattened, plus its `state`. */
 export interface WalletVtxoInfoJson {
   id: string;
   amount_sat: number;

@@ -1,0 +1,27 @@
+import { defineService, defineWalletService } from "@tender/core";
+import type { ArkServer, ArkServerConnector } from "@tender/ark-protocol/server";
+import type { ArkKeys } from "./keys/ark-keys.js";
+import type { MailboxSync } from "./mailbox/mailbox-sync.js";
+import type { VtxoStore } from "./vtxos/vtxo-store.js";
+
+/**
+ * Opens connections to Ark servers. The daemon binary provides it (gRPC, from `@tender/ark-grpc`);
+ * tests provide fakes. The Ark plugin never imports a transport.
+ */
+export const ArkServerConnectorService = defineService<ArkServerConnector>("ark.server-connector");
+
+/**
+ * The loaded wallet's connection to its Ark server: opened on wallet load for the server of
+ * `config.toml`, pinned to the keys in `ark_state` (the first connection pins them), closed on
+ * unload. `connected` is kept fresh by the heartbeat.
+ */
+export const ArkConnectionService = defineWalletService<ArkServer>("ark.connection");
+
+/** The loaded wallet's Ark keys: next VTXO key, lookup by public key, mailbox keys. */
+export const ArkKeysService = defineWalletService<ArkKeys>("ark.keys");
+
+/** The loaded wallet's mailbox consumer: `sync()` reads the mailbox; the background subscription stops on unload. */
+export const ArkMailboxService = defineWalletService<MailboxSync>("ark.mailbox");
+
+/** The wallet's VTXOs and their states (`ark_vtxo`, in the wallet database). */
+export const VtxoStoreService = defineService<VtxoStore>("ark.vtxo-store");
