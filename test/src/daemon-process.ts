@@ -61,26 +61,24 @@ export interface Daemon {
   kill9(): Promise<void>;
 }
 
-let nextPort = 20000 + (process.pid % 20000);
-
-/** Starts `tenderd` on a temporary port and waits for "Server starting on". */
+/** Starts `tenderd` on a port the OS picks and waits for "Server starting on", which reports it. */
 export async function startDaemon(opts: { datadir?: string; args?: string[]; env?: NodeJS.ProcessEnv; config?: object; readToken?: boolean } = {}): Promise<Daemon> {
   const datadir = opts.datadir ?? tempDatadir();
-  const port = nextPort++;
-  const args = ["--datadir", datadir, "--port", String(port), ...(opts.args ?? [])];
+  const args = ["--datadir", datadir, "--port", "0", ...(opts.args ?? [])];
   if (opts.config) {
     const file = join(datadir + ".tenderd.json");
     writeFileSync(file, JSON.stringify(opts.config));
     args.push("--config", file);
   }
-  const proc = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(datadir), ...opts.env } });
+  const proc = spawn(process.execPath, [TENDERD, ...args], { env: { ...baseEnv(datadir), TENDER_TEST_ANY_PORT: "1", ...opts.env } });
   let err = "";
   proc.stdout!.on("data", () => undefined);
-  await new Promise<void>((resolve, reject) => {
+  const port = await new Promise<number>((resolve, reject) => {
     const t = setTimeout(() => reject(new Error(`tenderd did not start:\n${err}`)), 20_000);
     proc.stderr!.on("data", (d: Buffer) => {
       err += d.toString();
-      if (err.includes("Server starting on")) { clearTimeout(t); resolve(); }
+      const listening = /Server starting on http:\/\/[^\s]+:(\d+)/.exec(err);
+      if (listening) { clearTimeout(t); resolve(Number(listening[1])); }
     });
     proc.on("exit", (code) => { clearTimeout(t); reject(new Error(`tenderd exited with ${code}:\n${err}`)); });
   });

@@ -101,6 +101,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     pluginConfig: file.pluginConfig ?? {},
     ...(databaseUrl ? { databaseUrl } : {}),
     databaseSchema: env.TENDER_DATABASE_SCHEMA ?? file.databaseSchema ?? "tender",
+    ...(env.TENDER_TEST_ANY_PORT === "1" ? { anyPort: true } : {}),
   };
 
   if (positionals.length === 0) {

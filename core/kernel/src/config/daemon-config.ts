@@ -25,6 +25,11 @@ export interface DaemonConfig {
   databaseUrl?: string;
   /** PostgreSQL schema holding this daemon's tables. */
   databaseSchema: string;
+  /**
+   * Test harnesses only (`TENDER_TEST_ANY_PORT=1`): port 0 lets the OS pick a free port, which the
+   * daemon reports in its "Server starting on" line. barkd refuses port 0, and so does tenderd otherwise.
+   */
+  anyPort?: boolean;
 }
 
 /** A configuration problem: the daemon refuses to start and prints this. */
@@ -60,7 +65,8 @@ export function defaultDatadir(): string {
 
 /** Checks the values barkd checks at startup (port, host, origins, no-auth host). */
 export function validateDaemonConfig(c: DaemonConfig): DaemonConfig {
-  if (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535) throw new ConfigError(`invalid port: ${c.port} (must be 1-65535)`);
+  const portZeroAllowed = c.anyPort === true && c.port === 0;
+  if (!portZeroAllowed && (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535)) throw new ConfigError(`invalid port: ${c.port} (must be 1-65535)`);
   if (!isIP(c.host)) throw new ConfigError(`invalid host: ${c.host} (must be an IPv4 or IPv6 address)`);
   c.allowedOrigins.forEach(validateOrigin);
   if (c.noAuth && !c.dangerouslyAllowRemoteNoAuth && !isLoopback(c.host)) {
