@@ -1,31 +1,14 @@
 /**
  * In-process locks of the reference server.
  *
- * - {@link AsyncMutex}: a FIFO mutex (the single database writer, the mailbox checkpoint
- *   generator).
+ * (The FIFO lock of the single database writer and the mailbox checkpoint generator is the
+ * kernel's `AsyncLock`.)
+ *
  * - {@link VtxoFluxLocks}: captaind's "flux" locks — the set of VTXO ids an operation is
  *   currently working on. A second operation touching any of them is refused at once
  *   ("some VTXO is already locked by another process"), so two concurrent requests spending
  *   the same VTXO can never both reach the spend-recording step.
  */
-
-/** A first-in first-out async mutex. */
-export class AsyncMutex {
-  private tail: Promise<void> = Promise.resolve();
-
-  /** Runs `fn` once every earlier holder has finished; returns its result. */
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const prev = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((r) => (release = r));
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-}
 
 /** Ids that could not be locked because another operation holds them. */
 export class VtxoLockedError extends Error {

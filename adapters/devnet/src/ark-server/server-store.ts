@@ -4,12 +4,11 @@
  * Stored through `@tender/core`'s {@link Database} (MikroORM; SQLite by default) with plain SQL
  * statements, so every state change is one conditional statement inside one transaction.
  *
- * All writes go through one {@link AsyncMutex} (`write`): SQLite has a single connection, and a
+ * All writes go through one {@link AsyncLock} (`write`): SQLite has a single connection, and a
  * serialized writer also gives the mailbox its "no higher checkpoint visible before a lower one"
  * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
-import { Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
-import { AsyncMutex } from "./async-lock.js";
+import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
 
 /** The captaind spend states this server uses (no rounds, Lightning or pool yet). */
 export type VtxoSpendState = "spendable" | "unregistered" | "spent";
@@ -123,7 +122,7 @@ function toVtxo(r: Row): StoredVtxo {
 
 /** The server's database. */
 export class ArkServerStore {
-  private readonly writer = new AsyncMutex();
+  private readonly writer = new AsyncLock();
 
   /** `tablePrefix`: the quoted PostgreSQL schema and a dot (the migrator creates the tables there), or "" on SQLite. */
   private constructor(
