@@ -113,6 +113,14 @@ describe("notifications (websocket ticket and long-poll), end to end through a p
     expect(unauth.status).to.equal(401);
   });
 
+  it("rejects an impossible `since` date with a plain 400 instead of rolling it over", async () => {
+    for (const since of ["2026-02-30T00:00:00Z", "2026-00-10T00:00:00Z", "2026-01-01T24:00:00Z"]) {
+      const r = await d.api("GET", `/api/v1/notifications/wait?since=${since}`);
+      expect(r.status, since).to.equal(400);
+      expect(r.headers.get("content-type"), since).to.match(/^text\/plain/);
+    }
+  });
+
   it("sends channel-lagging to a subscriber that falls behind", async () => {
     const ticket = (await d.api("GET", "/api/v1/notifications/ws/ticket")).json as string;
     const { ws, frames } = await openWs(d, ticket);

@@ -26,10 +26,15 @@ export function parseRfc3339(text: string): Micros | undefined {
   const m = RFC3339.exec(text);
   if (!m) return undefined;
   const [, y, mo, d, h, mi, s, frac, off] = m;
+  // a real calendar date (no 30 February, no month 0: Date.UTC would roll those over), a real time
+  // of day (second 60 is a leap second), and an offset within a day
+  const day = new Date(Date.UTC(+y!, +mo! - 1, +d!));
+  if (+mo! < 1 || +mo! > 12 || day.getUTCMonth() !== +mo! - 1 || day.getUTCDate() !== +d!) return undefined;
+  if (+h! > 23 || +mi! > 59 || +s! > 60) return undefined;
   const baseMs = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +s!);
-  if (Number.isNaN(baseMs) || +mo! > 12 || +d! > 31 || +h! > 23 || +mi! > 59 || +s! > 60) return undefined;
   let offsetMin = 0;
   if (off && off.toUpperCase() !== "Z") {
+    if (+off.slice(1, 3) > 23 || +off.slice(4, 6) > 59) return undefined;
     const sign = off.startsWith("-") ? -1 : 1;
     offsetMin = sign * (+off.slice(1, 3) * 60 + +off.slice(4, 6));
   }
