@@ -11,6 +11,7 @@ import type { AuthToken } from "./http/auth-token.js";
 import { generateOpenApi } from "./http/openapi.js";
 import type { RouteDefinition } from "./http/route.js";
 import { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
+import { isAllowedHost } from "./http/request-origin.js";
 import type { Logger } from "./log/logger.js";
 import { Database } from "./persistence/database.js";
 import type { MigrationDefinition } from "./persistence/migration.js";
@@ -208,6 +209,7 @@ export class Kernel {
       routes: this.routes,
       authToken: this.opts.authToken,
       allowedOrigins: this.opts.config.allowedOrigins,
+      allowedHosts: this.opts.config.allowedHosts ?? [],
       isWalletLoaded: () => this.wallet.isLoaded,
       logger: this.opts.logger.child("http"),
       mount: (a) => {
@@ -222,6 +224,7 @@ export class Kernel {
     });
     const server = createServer(app);
     server.on("upgrade", (req, socket, head) => {
+      if (!isAllowedHost(req.headers.host, this.opts.config.allowedHosts ?? [])) return rejectUpgrade(socket, 403, "");
       // matched literally, as the router does: no dot-segment or case normalisation
       const path = (req.url ?? "/").split("?")[0]!;
       const route = this.wsRoutes.find((w) => w.path === path);

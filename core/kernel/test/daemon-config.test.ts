@@ -51,3 +51,22 @@ describe("tenderd command line (barkd's flags, environment and subcommands)", ()
     expect(() => parseCommandLine(["secret", "bogus"], {})).to.throw(ConfigError, "unknown command");
   });
 });
+
+describe("tenderd command line: exposure guards", () => {
+  it("refuses --expose-mnemonic together with disabled authentication", () => {
+    expect(() => serve(["--no-auth", "--expose-mnemonic"])).to.throw(ConfigError, "refusing to start: --expose-mnemonic with authentication disabled");
+    expect(() => serve(["--dangerously-allow-remote-no-auth", "--host", "0.0.0.0"], { TENDER_EXPOSE_MNEMONIC: "1" })).to.throw(ConfigError, "--expose-mnemonic");
+    expect(serve(["--expose-mnemonic"]).exposeMnemonic).to.equal(true);
+  });
+
+  it("reads --allowed-hosts (or TENDER_ALLOWED_HOSTS) as lower-case DNS names and refuses anything else", () => {
+    expect(serve(["--allowed-hosts", "Wallet.Example, pos.local"]).allowedHosts).to.deep.equal(["wallet.example", "pos.local"]);
+    expect(serve([], { TENDER_ALLOWED_HOSTS: "wallet.example" }).allowedHosts).to.deep.equal(["wallet.example"]);
+    expect(() => serve(["--allowed-hosts", "wallet.example:3000"])).to.throw(ConfigError, "invalid allowed host: wallet.example:3000");
+  });
+
+  it("allows port 0 only for test harnesses (TENDER_TEST_ANY_PORT=1), as barkd refuses it", () => {
+    expect(() => serve(["--port", "0"])).to.throw(ConfigError, "invalid port");
+    expect(serve(["--port", "0"], { TENDER_TEST_ANY_PORT: "1" }).port).to.equal(0);
+  });
+});

@@ -165,6 +165,31 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
     }
   });
 
+  it("refuses a Host that names another site (DNS rebinding), answering IP literals and localhost", async () => {
+    const { request } = await import("node:http");
+    const port = Number(new URL(base).port);
+    const get = (host: string) => new Promise<number>((resolve, reject) => {
+      const r = request({ host: "127.0.0.1", port, path: "/ping", headers: { Host: host } }, (res) => { res.resume(); resolve(res.statusCode!); });
+      r.on("error", reject);
+      r.end();
+    });
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, "LOCALHOST", `[::1]:${port}`, "10.1.2.3"]) expect(await get(host), host).to.equal(200);
+    for (const host of [`evil.example:${port}`, "evil.example", "127.0.0.1.nip.io", "localhost.evil.example"]) expect(await get(host), host).to.equal(403);
+  });
+
+  it("refuses a state-changing request from a page of another site, whatever CORS would let through", async () => {
+    const post = (headers: Record<string, string>) =>
+      fetch(`${base}/api/v1/things`, { method: "POST", headers: { ...auth, "content-type": "application/json", ...headers }, body: '{"amount_sat":1}' });
+    const foreign = await post({ Origin: "http://evil.example" });
+    expect(foreign.status).to.equal(403);
+    expect(((await foreign.json()) as { message: string }).message).to.match(/^Cross-site request refused/);
+    expect((await post({ "Sec-Fetch-Site": "cross-site" })).status).to.equal(403);
+    expect((await post({ Origin: "http://good.example" })).status).to.equal(200);
+    expect((await post({ Origin: base })).status).to.equal(200); // same origin
+    expect((await post({})).status).to.equal(200); // not a browser
+    expect((await fetch(`${base}/api/v1/things/special`, { headers: { ...auth, Origin: "http://evil.example" } })).status).to.equal(200); // reads stay CORS's business
+  });
+
   it("echoes an allowed origin and answers its preflight with barkd's allow lists", async () => {
     const pre = await fetch(`${base}/api/v1/things`, {
       method: "OPTIONS", headers: { Origin: "http://good.example", "Access-Control-Request-Method": "POST" },

@@ -18,6 +18,7 @@ Options:
   --port <u16>                          listen port (env TENDER_BIND_PORT, default 3000)
   --host <ip>                           listen address, an IP literal (env TENDER_BIND_HOST, default 127.0.0.1)
   --allowed-origins <list>              comma-separated CORS origins (env TENDER_ALLOWED_ORIGINS, default: deny all)
+  --allowed-hosts <list>                comma-separated host names answered besides IPs and localhost (env TENDER_ALLOWED_HOSTS)
   --expose-mnemonic                     enable GET /api/v1/wallet/mnemonic (env TENDER_EXPOSE_MNEMONIC)
   --no-auth                             disable authentication (loopback hosts only)
   --dangerously-allow-remote-no-auth    disable authentication on any host
@@ -58,6 +59,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
         port: { type: "string" },
         host: { type: "string" },
         "allowed-origins": { type: "string" },
+        "allowed-hosts": { type: "string" },
         "expose-mnemonic": { type: "boolean" },
         "no-auth": { type: "boolean" },
         "dangerously-allow-remote-no-auth": { type: "boolean" },
@@ -81,6 +83,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   const portText = v.port ?? env.TENDER_BIND_PORT ?? "3000";
   if (!/^\d+$/.test(portText)) throw new ConfigError(`invalid port: ${portText}`);
   const origins = (v["allowed-origins"] ?? env.TENDER_ALLOWED_ORIGINS ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+  const hosts = (v["allowed-hosts"] ?? env.TENDER_ALLOWED_HOSTS ?? "").split(",").map((s) => s.trim().toLowerCase()).filter(Boolean);
   const verbose = v.verbose ?? parseBoolish("TENDER_VERBOSE", env.TENDER_VERBOSE) ?? false;
   const quiet = v.quiet ?? parseBoolish("TENDER_QUIET", env.TENDER_QUIET) ?? false;
   if (verbose && quiet) throw new ConfigError("--verbose and --quiet cannot be used together");
@@ -92,6 +95,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     port: Number(portText),
     host: v.host ?? env.TENDER_BIND_HOST ?? "127.0.0.1",
     allowedOrigins: origins,
+    ...(hosts.length ? { allowedHosts: hosts } : {}),
     exposeMnemonic: v["expose-mnemonic"] ?? parseBoolish("TENDER_EXPOSE_MNEMONIC", env.TENDER_EXPOSE_MNEMONIC) ?? false,
     noAuth: (v["no-auth"] ?? false) || dangerous,
     dangerouslyAllowRemoteNoAuth: dangerous,

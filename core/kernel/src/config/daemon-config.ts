@@ -8,6 +8,12 @@ export interface DaemonConfig {
   port: number;
   host: string;
   allowedOrigins: string[];
+  /**
+   * Host names the daemon answers besides IP literals and `localhost` (`--allowed-hosts`): a
+   * request naming any other host is refused, so a web page cannot reach the daemon through DNS
+   * rebinding.
+   */
+  allowedHosts?: string[];
   exposeMnemonic: boolean;
   /** `--no-auth` (loopback only) or `--dangerously-allow-remote-no-auth`. No environment variable sets these. */
   noAuth: boolean;
@@ -69,6 +75,12 @@ export function validateDaemonConfig(c: DaemonConfig): DaemonConfig {
   if (!portZeroAllowed && (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535)) throw new ConfigError(`invalid port: ${c.port} (must be 1-65535)`);
   if (!isIP(c.host)) throw new ConfigError(`invalid host: ${c.host} (must be an IPv4 or IPv6 address)`);
   c.allowedOrigins.forEach(validateOrigin);
+  for (const h of c.allowedHosts ?? []) {
+    if (!/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(h)) throw new ConfigError(`invalid allowed host: ${h} (a DNS name, without port)`);
+  }
+  if (c.noAuth && c.exposeMnemonic) {
+    throw new ConfigError("refusing to start: --expose-mnemonic with authentication disabled would hand the seed to anyone who can reach the port");
+  }
   if (c.noAuth && !c.dangerouslyAllowRemoteNoAuth && !isLoopback(c.host)) {
     throw new ConfigError(
       `refusing to start: --no-auth with bind host ${c.host} is only allowed on a loopback address; use --dangerously-allow-remote-no-auth to override`,

@@ -5,6 +5,7 @@ import type { AuthToken } from "./auth-token.js";
 import { checkBearer } from "./auth-guard.js";
 import { HttpError, UnprocessableEntityError, causeChainMessage } from "./errors.js";
 import { RequestRejection, extractBody, extractParams, extractQuery } from "./extract.js";
+import { requestOriginGuard } from "./request-origin.js";
 import { compareSpecificity, pathMatcher, toExpressPath, type RouteDefinition } from "./route.js";
 
 /** Everything the HTTP layer needs from the kernel. */
@@ -13,6 +14,8 @@ export interface AppOptions {
   /** `undefined` = no-auth mode. */
   authToken: AuthToken | undefined;
   allowedOrigins: readonly string[];
+  /** Host names answered besides IP literals and `localhost`. */
+  allowedHosts?: readonly string[];
   isWalletLoaded(): boolean;
   logger: Logger;
   /** Mounts extra middleware (Swagger UI) before the fallbacks. */
@@ -78,6 +81,8 @@ export function buildApp(opts: AppOptions): express.Express {
   const routes = [...opts.routes].sort((a, b) => compareSpecificity(a.path, b.path));
   const matchers = routes.map((r) => ({ route: r, re: pathMatcher(r.path) }));
   const isRouted = (path: string) => matchers.some((m) => m.re.test(path));
+
+  app.use(requestOriginGuard(opts.allowedHosts ?? [], opts.allowedOrigins));
 
   const corsLayer = cors({
     origin: opts.allowedOrigins.length ? [...opts.allowedOrigins] : false,
