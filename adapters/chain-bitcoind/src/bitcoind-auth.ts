@@ -1,6 +1,9 @@
 import { readFile } from "node:fs/promises";
 import { ChainSourceUnavailableError } from "@tender/core";
 
+/** The contents of bitcoind's cookie file. */
+const COOKIE = /^__cookie__:[0-9a-fA-F]{64}$/;
+
 /** How to authenticate to bitcoind's RPC: its cookie file, or `rpcuser`/`rpcpassword`. */
 export type BitcoindAuth =
   | { readonly cookieFile: string }
@@ -41,7 +44,11 @@ export class BitcoindCredentials {
       throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} is not readable`, 1, { cause: err });
     }
     const line = text.trim();
-    if (!line.includes(":")) throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} is malformed`);
+    // Bitcoin Core writes `__cookie__:<64 hex>`. Anything else is not sent: the path comes from the
+    // wallet's configuration, and another file's contents must never leave as credentials.
+    if (!COOKIE.test(line)) {
+      throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} does not hold a bitcoind cookie (__cookie__:<64 hex digits>)`);
+    }
     return line;
   }
 }

@@ -32,11 +32,14 @@ describe("bitcoind JSON-RPC client against a scripted server", () => {
     }
   });
 
+  const OLD_COOKIE = `__cookie__:${"a1".repeat(32)}`;
+  const NEW_COOKIE = `__cookie__:${"b2".repeat(32)}`;
+
   it("re-reads a rotated cookie file once after a 401", async () => {
     const cookie = join(dir, ".cookie");
-    await writeFile(cookie, "__cookie__:old");
+    await writeFile(cookie, OLD_COOKIE);
     const server = await fakeServer((req, body) => {
-      if (req.headers.authorization !== basic("__cookie__:new")) return { status: 401, body: "" };
+      if (req.headers.authorization !== basic(NEW_COOKIE)) return { status: 401, body: "" };
       return json({ result: "ok", error: null, id: (JSON.parse(body) as { id: number }).id });
     });
     try {
@@ -44,8 +47,26 @@ describe("bitcoind JSON-RPC client against a scripted server", () => {
       const first = await rpc.call("ping").then(() => null, (e: unknown) => e);
       expect(first).to.be.instanceOf(ChainSourceProtocolError);
       expect((first as Error).message).to.match(/authentication failed/);
-      await writeFile(cookie, "__cookie__:new\n");
+      await writeFile(cookie, `${NEW_COOKIE}\n`);
       expect(await rpc.call("ping")).to.equal("ok");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("never sends a file that is not a bitcoind cookie, and says so", async () => {
+    let asked = 0;
+    const server = await fakeServer(() => { asked++; return json({ result: "ok", error: null, id: 1 }); });
+    try {
+      for (const contents of ["root:x:0:0:root:/root:/bin/bash\n", "user:password", "__cookie__:short", `__cookie__:${"zz".repeat(32)}`]) {
+        const cookie = join(dir, "not-a-cookie");
+        await writeFile(cookie, contents);
+        const rpc = new BitcoindRpc(server.url, { url: server.url, auth: { cookieFile: cookie }, retry: { ...FAST, attempts: 1 } });
+        const err = await rpc.call("getblockcount").then(() => null, (e: unknown) => e);
+        expect(err, contents).to.be.instanceOf(ChainSourceUnavailableError);
+        expect((err as Error).message, contents).to.match(/does not hold a bitcoind cookie \(__cookie__:<64 hex digits>\)/);
+      }
+      expect(asked).to.equal(0);
     } finally {
       await server.close();
     }
