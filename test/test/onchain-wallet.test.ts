@@ -7,7 +7,7 @@ import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 /** The daemon with the on-chain rail; background sync off so each test drives sync itself. */
 const CONFIG = {
   plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-chain", "@tender/plugin-fees", "@tender/plugin-onchain"],
-  pluginConfig: { onchain: { rebroadcastGraceMs: 1_500, syncIntervalMs: 3_600_000 }, bitcoin: { retryAttempts: 2 } },
+  pluginConfig: { onchain: { rebroadcastGraceMs: 1_500, syncIntervalMs: 3_600_000 }, chain: { retryAttempts: 2 } },
 };
 const EXTERNAL = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080";
 const MAINNET_ADDRESS = "bc1p5cyxnuxmeuwuvkwfem96lqzszd02n6xdcjrs20cac6yqjjwudpxqkedrcr";

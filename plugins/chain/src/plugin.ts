@@ -1,11 +1,10 @@
 import {
-  ChainSourceRegistryService, ChainSourceService, ChainSourceToken, DEFAULT_RETRY_POLICY, Database, definePlugin,
+  ChainSourceRegistryService, ChainSourceService, DEFAULT_RETRY_POLICY, Database, definePlugin,
   type ChainSourceTuning, type RetryPolicy,
 } from "@tender/core";
 import { WalletKeysService, WalletLifecycleService } from "@tender/plugin-wallet";
 import { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthday } from "./chain-birthday.js";
 import { buildChainSource } from "./chain-source-kind.js";
-import { chainSourceTokenBridge } from "./chain-token-bridge.js";
 import { chainSourceCreationCheck } from "./network-check.js";
 import { chainRoutes } from "./routes.js";
 
@@ -66,10 +65,7 @@ export const chainPlugin = definePlugin({
       },
     });
 
-    const chain = ctx.walletService(ChainSourceService);
-    // Deprecated: for the plugins that still resolve ChainSourceToken; goes with the token.
-    ctx.container.registerInstance(ChainSourceToken, chainSourceTokenBridge(chain));
-    for (const r of chainRoutes(chain)) ctx.route(r);
+    for (const r of chainRoutes(ctx.walletService(ChainSourceService))) ctx.route(r);
   },
 });
 

@@ -73,6 +73,3 @@ export interface ChainSource {
  * the chain consumes it (`ctx.walletService(ChainSourceService)`).
  */
 export const ChainSourceService: ServiceRef<ChainSource> = defineWalletService<ChainSource>("core.chain-source");
-
-/** @deprecated Being replaced by {@link ChainSourceService}; removed once no plugin uses it. */
-export const ChainSourceToken = Symbol.for("tender.ChainSource") as import("tsyringe").InjectionToken<ChainSource>;
