@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { faultPointLine } from "@tender/core";
 import { ARKOOR_SEND_FAULT_POINTS } from "@tender/plugin-ark";
 import { cleanup, runTenderd, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import {
@@ -45,10 +46,13 @@ describe("an arkoor send survives SIGKILL at every checkpoint (crash safety)", f
     const sending = carol.api("POST", "/api/v1/wallet/send", { body: { destination: address, amount_sat: 25_000 } });
     expect(await sending.then(() => "answered", () => "connection lost")).to.equal("connection lost");
     await exited(carol);
+    expect(carol.stderr(), "the first run dies at the first checkpoint").to.contain(faultPointLine(points[0]!));
     for (let i = 1; i < points.length; i++) {
       // the action resumes when the wallet loads, so the daemon may die before it serves anything
-      const run = await runTenderd(["--datadir", datadir, "--port", String(40_000 + Math.floor(Math.random() * 10_000)), "--config", datadir + ".tenderd.json"], { TENDER_FAULT_INJECT: points.slice(i).join(",") }, 60_000);
+      const run = await runTenderd(["--datadir", datadir, "--port", "0", "--config", datadir + ".tenderd.json"], { TENDER_TEST_ANY_PORT: "1", TENDER_FAULT_INJECT: points.slice(i).join(",") }, 60_000);
       expect(run.code, `expected a SIGKILL at ${points[i]}:\n${run.stderr}`).to.equal(null);
+      // the resumed action dies at the next checkpoint, not at a later one it skipped to
+      expect(run.stderr, `expected the kill at ${points[i]}`).to.contain(faultPointLine(points[i]!));
     }
     carol = await startDaemon({ datadir, config: arkDaemonConfig() });
 

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { faultPointLine } from "@tender/core";
 import { cleanup, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import {
   BOARD_DAEMON_CONFIG, REQUIRED_CONFIRMATIONS, fundedWallet, ok, startBoardDevnet, until, type DevnetWithArk, type Movement, type PendingBoardInfo,
@@ -45,6 +46,7 @@ describe("boards survive kill -9 at their checkpoints (persisted re-entrant acti
         expect(answer, "the daemon died during the request").to.be.instanceOf(Error);
       }
       expect(await killed).to.equal("SIGKILL");
+      expect(first.stderr(), `killed at ${point}, not elsewhere`).to.contain(faultPointLine(point));
 
       const second = await startDaemon({ datadir, config: BOARD_DAEMON_CONFIG });
       try {

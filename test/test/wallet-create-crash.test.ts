@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { faultPointLine } from "@tender/core";
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { regtestWallet } from "../src/shared-devnet.js";
@@ -21,6 +22,7 @@ describe("wallet creation survives kill -9 at every step", function () {
       const req = d.api("POST", "/api/v1/wallet/create", { body: REGTEST }).then(() => "answered", () => "connection lost");
       await new Promise<void>((r) => d.proc.once("exit", () => r()));
       expect(d.proc.signalCode).to.equal("SIGKILL");
+      expect(d.stderr(), "the injected fault point is the one that killed it").to.contain(faultPointLine(`wallet-create:${point}`));
       expect(await req).to.equal("connection lost");
 
       const after = await startDaemon({ datadir: dir });

@@ -36,4 +36,4 @@ export { TOKEN_FILE, readTokenFile, writeTokenFile, loadOrCreateToken } from "./
 export { main as tenderdMain, serve, type Distribution } from "./daemon/main.js";
 export * from "./chain/index.js";
 export * from "./bench/measure.js";
-export { faultPoint } from "./daemon/fault-injection.js";
+export { faultPoint, faultPointLine } from "./daemon/fault-injection.js";
