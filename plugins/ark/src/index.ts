@@ -5,18 +5,21 @@
  * port `@tender/ark-protocol/server`, opened through {@link ArkServerConnectorService}.
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, VtxoStoreService } from "./daemon/services.js";
+export { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoStoreService } from "./daemon/services.js";
+export { MailboxHandlers, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
+export { KeptMailboxMessages, type KeptMailboxMessage } from "./daemon/mailbox/kept-messages.js";
+export type { MailboxMessage, MailboxMessageKind } from "@tender/ark-protocol/server";
 export { NoArkServerConfiguredError } from "./daemon/connection/open-connection.js";
 export { protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
 export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
-export { ArkVtxoRow, ArkKeyRow, ArkStateRow, arkInitMigration, ARK_ENTITIES } from "./daemon/persistence/entities.js";
+export { ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow, arkInitMigration, arkKeptMailboxMigration, ARK_MIGRATIONS, ARK_ENTITIES } from "./daemon/persistence/entities.js";
 export type { ArkRail, ArkRailSettings, ArkRailSource, ArkStores } from "./daemon/ark-rail.js";
 export { checkReceivedVtxo, VtxoNotAcceptedError, type AcceptanceContext } from "./daemon/vtxos/received-vtxo.js";
 export { walletVtxoInfo, type WalletVtxoInfoJson } from "./daemon/vtxos/vtxo-json.js";
 export { arkAddressOf } from "./daemon/keys/ark-addresses.js";
 export { mailboxAuthorization } from "./daemon/mailbox/mailbox-authorization.js";
-export { MailboxSync, type MailboxProcessor } from "./daemon/mailbox/mailbox-sync.js";
+export { MailboxSync } from "./daemon/mailbox/mailbox-sync.js";
 export { ArkoorSender } from "./daemon/arkoor/arkoor-sender.js";
 export { arkoorSendAction, ARKOOR_SEND_ACTION, ARKOOR_SEND_FAULT_POINTS, type ArkoorSendState } from "./daemon/arkoor/arkoor-send-action.js";
 export type { ArkDestination } from "./daemon/arkoor/destination.js";

@@ -9,7 +9,7 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Database, silentLogger, type BenchReport, type BenchRow } from "@tender/core";
-import { ArkVtxoRow, arkInitMigration, ARK_ENTITIES } from "@tender/plugin-ark";
+import { ArkVtxoRow, ARK_ENTITIES, ARK_MIGRATIONS } from "@tender/plugin-ark";
 import { cleanup, startDaemon, type Daemon } from "../../src/daemon-process.js";
 import { ALICE_MNEMONIC, BOB_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type VtxoInfo } from "../ark-harness.js";
 
@@ -25,7 +25,7 @@ function percentile(sorted: readonly number[], p: number): number {
 async function fillVtxos(datadir: string, template: ArkVtxoRow, live: number, spent: number): Promise<void> {
   const file = readdirSync(datadir).find((f) => f.endsWith(".sqlite"));
   if (!file) throw new Error(`no SQLite database in ${datadir}`);
-  const db = new Database({ entities: ARK_ENTITIES, migrations: [arkInitMigration] }, silentLogger);
+  const db = new Database({ entities: ARK_ENTITIES, migrations: ARK_MIGRATIONS }, silentLogger);
   await db.open({ dialect: "sqlite", path: join(datadir, file) });
   try {
     for (let start = 0; start < live + spent; start += 500) {

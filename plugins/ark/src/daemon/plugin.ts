@@ -10,10 +10,12 @@ import { CreationPins } from "./connection/creation-pins.js";
 import { openArkConnection } from "./connection/open-connection.js";
 import { ArkKeys } from "./keys/ark-keys.js";
 import { receiveArkoorVtxos } from "./mailbox/arkoor-receiver.js";
+import { KeptMailboxMessages } from "./mailbox/kept-messages.js";
+import { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
-import { ARK_ENTITIES, arkInitMigration } from "./persistence/entities.js";
+import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, VtxoStoreService } from "./services.js";
+import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoStoreService } from "./services.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings under `pluginConfig.ark`. */
@@ -38,7 +40,7 @@ export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, VtxoStoreService],
+  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService],
   consumes: [
     SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, ChainSourceService,
   ],
@@ -51,7 +53,7 @@ export const arkPlugin = definePlugin({
     const vtxos = new VtxoStore(db);
     ctx.provide(VtxoStoreService, vtxos);
     ctx.entities(...ARK_ENTITIES);
-    ctx.migrations(arkInitMigration);
+    ctx.migrations(...ARK_MIGRATIONS);
     const creationPins = new CreationPins();
     ctx.get(WalletLifecycleService).creationChecks.add("ark-server", arkServerCreationCheck(creationPins, connector));
     ctx.container.resolve(PaymentMethodParsersToken).register("ark", (v) => {
@@ -77,14 +79,17 @@ export const arkPlugin = definePlugin({
       create: async (c) => openArkConnection(db, connector, creationPins, await c.get(WalletKeysService), ctx.logger),
       dispose: (server) => server.close(),
     });
+    // the mailbox: each kind of message goes to the plugin that handles it; the Ark rail takes arkoor payments
+    const handlers = new MailboxHandlers();
+    ctx.provide(MailboxHandlersService, handlers);
+    handlers.register("arkoor", ctx.name, async (msg) => {
+      await receiveArkoorVtxos(await rail(), msg.vtxos);
+    });
+    const kept = new KeptMailboxMessages(db);
     ctx.provideForWallet(ArkMailboxService, {
       create: async (c) => {
         const [server, arkKeys] = await Promise.all([c.get(ArkConnectionService), c.get(ArkKeysService)]);
-        return new MailboxSync(server, arkKeys, db, ctx.logger, async (msg) => {
-          // other kinds belong to subsystems not in this plugin yet (rounds, lightning); they advance
-          if (msg.kind === "arkoor") await receiveArkoorVtxos(await rail(), msg.vtxos);
-          return true;
-        });
+        return new MailboxSync(server, arkKeys, db, ctx.logger, handlers, kept);
       },
       // waits for a message being processed, before the connection closes and the database with it
       dispose: (m) => m.unsubscribe(),
@@ -100,10 +105,19 @@ export const arkPlugin = definePlugin({
       await mailbox.get().then((m) => m.sync()).catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
       await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
     };
-    // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually
+    // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually; kept
+    // mailbox messages go to the handlers registered since they arrived
     ctx.events.on(WalletReady, () => {
       const server = connection.current;
-      if (server) void server.heartbeat().then((up) => (up && !manualSync() ? syncAll() : undefined));
+      const consumer = mailbox.current;
+      if (!server || !consumer || manualSync()) {
+        if (server) void server.heartbeat();
+        return;
+      }
+      void (async () => {
+        await consumer.handOverKept().catch((e: unknown) => ctx.logger.warn(`mailbox: kept messages: ${e instanceof Error ? e.message : String(e)}`));
+        if (await server.heartbeat()) await syncAll();
+      })();
     });
 
     let wasUp = false;

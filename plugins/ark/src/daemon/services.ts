@@ -1,6 +1,7 @@
 import { defineService, defineWalletService } from "@tender/core";
 import type { ArkServer, ArkServerConnector } from "@tender/ark-protocol/server";
 import type { ArkKeys } from "./keys/ark-keys.js";
+import type { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import type { MailboxSync } from "./mailbox/mailbox-sync.js";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
 
@@ -22,6 +23,12 @@ export const ArkKeysService = defineWalletService<ArkKeys>("ark.keys");
 
 /** The loaded wallet's mailbox consumer: `sync()` reads the mailbox; the background subscription stops on unload. */
 export const ArkMailboxService = defineWalletService<MailboxSync>("ark.mailbox");
+
+/**
+ * Extension point: the handler of each mailbox message kind (the Ark rail handles `arkoor`). A
+ * message no handler claims is kept and handed over once a handler for its kind is registered.
+ */
+export const MailboxHandlersService = defineService<MailboxHandlers>("ark.mailbox-handlers");
 
 /** The wallet's VTXOs and their states (`ark_vtxo`, in the wallet database). */
 export const VtxoStoreService = defineService<VtxoStore>("ark.vtxo-store");

@@ -6,11 +6,11 @@ import {
   boardFundingTaproot, boardVtxo, buildBoardExit, mnemonicToSeed, musigCompleteCosign, musigNonceGen, musigRespondCosign, musigTweakedKey,
   pubkeyFromSecret, txid, type Transaction, type Vtxo,
 } from "@tender/ark-protocol";
-import { ARK_ENTITIES, arkInitMigration } from "../../src/daemon/persistence/entities.js";
+import { ARK_ENTITIES, ARK_MIGRATIONS } from "../../src/daemon/persistence/entities.js";
 
 /** A wallet database in memory with the Ark plugin's tables. */
 export async function memoryDb(): Promise<Database> {
-  const db = new Database({ entities: ARK_ENTITIES, migrations: [arkInitMigration] }, silentLogger);
+  const db = new Database({ entities: ARK_ENTITIES, migrations: ARK_MIGRATIONS }, silentLogger);
   await db.open({ dialect: "sqlite", path: ":memory:" });
   return db;
 }

@@ -1,22 +1,28 @@
 import { AsyncLock, type Database, type Logger } from "@tender/core";
 import type { ArkServer, MailboxMessage, MailboxSubscription } from "@tender/ark-protocol/server";
 import type { ArkKeys } from "../keys/ark-keys.js";
+import type { KeptMailboxMessages } from "./kept-messages.js";
+import type { MailboxHandlers } from "./mailbox-handlers.js";
 import { readMailboxCheckpoint, writeMailboxCheckpoint } from "../connection/server-pins.js";
 import { mailboxAuthorization, SUBSCRIBE_AUTH_SECS, SYNC_AUTH_SECS } from "./mailbox-authorization.js";
 
 /** Pages a sync reads at most (bark reads at most 10 pages per sync; the subscription delivers the rest). */
 export const MAX_SYNC_PAGES = 10;
 
-/** Processes one message; resolves `false` (or throws) when it must be read again later. */
-export type MailboxProcessor = (message: MailboxMessage) => Promise<boolean>;
-
 /**
  * The loaded wallet's unified mailbox (the wallet service `ArkMailboxService`): `sync()` reads it
- * (`ReadMailbox`, at most 10 pages) and the background subscription streams it; both hand messages
- * one by one, under one lock, to the processor, and store each message's checkpoint after it was
- * processed. A message that could not be processed stops the consumer without advancing, so it is
- * read again before anything later. Disposing of it stops the subscription (waiting for a message
- * being processed).
+ * (`ReadMailbox`, at most 10 pages) and the background subscription streams it; both take
+ * messages one by one, under one lock, and store each message's checkpoint once it is safe:
+ *
+ * - a message whose kind has a handler (see {@link MailboxHandlers}) is handed to it; when the
+ *   handler throws, the consumer stops there without advancing, so the message is read again
+ *   before anything later;
+ * - a message no handler claims is kept in the wallet database (and logged), in the same
+ *   transaction that moves the checkpoint past it; kept messages are handed to the handler of
+ *   their kind as soon as one is registered (at wallet load and at every sync), and forgotten
+ *   once it processed them.
+ *
+ * Disposing of it stops the subscription (waiting for a message being processed).
  */
 export class MailboxSync {
   private readonly lock = new AsyncLock();
@@ -27,7 +33,8 @@ export class MailboxSync {
     private readonly keys: ArkKeys,
     private readonly db: Database,
     private readonly logger: Logger,
-    private readonly processor: MailboxProcessor,
+    private readonly handlers: MailboxHandlers,
+    private readonly kept: KeptMailboxMessages,
   ) {}
 
   /** The stored checkpoint. */
@@ -35,22 +42,55 @@ export class MailboxSync {
     return readMailboxCheckpoint(this.db);
   }
 
-  /** Processes one message and stores its checkpoint; false when it must be read again. */
+  /** Processes (or keeps) one message and stores its checkpoint; false when it must be read again. */
   private async process(msg: MailboxMessage): Promise<boolean> {
     if (msg.checkpoint <= (await readMailboxCheckpoint(this.db))) return true;
+    const handler = this.handlers.handlerOf(msg.kind);
+    if (!handler) {
+      await this.db.transaction(async () => {
+        await this.kept.keep(msg);
+        await writeMailboxCheckpoint(this.db, msg.checkpoint);
+      });
+      this.logger.warn(`mailbox: no plugin handles ${msg.kind} messages; the one at checkpoint ${msg.checkpoint} is kept until one does`);
+      return true;
+    }
     try {
-      if (!(await this.processor(msg))) return false;
+      await handler(msg);
     } catch (e) {
-      this.logger.warn(`mailbox: ${msg.kind} message at checkpoint ${msg.checkpoint} not processed: ${e instanceof Error ? e.message : String(e)}`);
+      this.logger.warn(`mailbox: ${msg.kind} message at checkpoint ${msg.checkpoint} not processed: ${errorText(e)}`);
       return false;
     }
     await writeMailboxCheckpoint(this.db, msg.checkpoint);
     return true;
   }
 
-  /** `POST /wallet/sync/mailbox`: reads and processes new messages; returns the checkpoint reached. */
+  /** Hands kept messages to the handlers of their kinds now (at wallet load; `sync()` does it first). */
+  handOverKept(): Promise<void> {
+    return this.lock.run(() => this.handOverKeptNow());
+  }
+
+  private async handOverKeptNow(): Promise<void> {
+    // a kind whose handler failed waits for the next attempt, so its messages stay in order
+    const failed = new Set<string>();
+    for (const { message } of await this.kept.list()) {
+      const handler = this.handlers.handlerOf(message.kind);
+      if (!handler || failed.has(message.kind)) continue;
+      try {
+        await handler(message);
+      } catch (e) {
+        failed.add(message.kind);
+        this.logger.warn(`mailbox: kept ${message.kind} message at checkpoint ${message.checkpoint} not processed yet: ${errorText(e)}`);
+        continue;
+      }
+      await this.kept.remove(message.checkpoint);
+      this.logger.info(`mailbox: kept ${message.kind} message at checkpoint ${message.checkpoint} handed to its handler`);
+    }
+  }
+
+  /** `POST /wallet/sync/mailbox`: hands kept messages over, reads and processes new ones; returns the checkpoint reached. */
   sync(): Promise<bigint> {
     return this.lock.run(async () => {
+      await this.handOverKeptNow();
       const mailboxId = this.keys.mailboxKey().publicKey;
       for (let page = 0; page < MAX_SYNC_PAGES; page++) {
         const checkpoint = await readMailboxCheckpoint(this.db);
@@ -91,4 +131,8 @@ export class MailboxSync {
     this.subscription = undefined;
     if (sub) await sub.stop();
   }
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }

@@ -60,6 +60,28 @@ export class ArkStateRow {
   mailboxCheckpoint: bigint = 0n;
 }
 
+/**
+ * A row of `ark_kept_mailbox_message`: a mailbox message of a kind no handler claimed when it
+ * arrived, kept until a plugin handling its kind is loaded.
+ */
+@Entity({ tableName: "ark_kept_mailbox_message" })
+export class ArkKeptMailboxMessageRow {
+  /** The message's mailbox checkpoint (unique in the wallet's mailbox). */
+  @PrimaryKey({ type: "bigint", autoincrement: false })
+  checkpoint!: bigint;
+
+  /** The message kind (`recovery-vtxo-ids`, `unknown`, …). */
+  @Property({ type: "string", length: 64 })
+  kind!: string;
+
+  /** The message as JSON (bytes as hex, bigints as decimal strings). */
+  @Property({ type: "text" })
+  message!: string;
+
+  @Property({ type: "bigint", fieldName: "kept_at_ms" })
+  keptAtMs!: bigint;
+}
+
 /** Creates the Ark daemon's tables (same SQL on SQLite and PostgreSQL). */
 export const arkInitMigration = defineMigration({
   name: "ark_0001_daemon",
@@ -73,5 +95,16 @@ export const arkInitMigration = defineMigration({
   ],
 });
 
+/** Adds the table of kept mailbox messages (those no handler claimed yet). */
+export const arkKeptMailboxMigration = defineMigration({
+  name: "ark_0002_kept_mailbox_messages",
+  up: () => [
+    "create table ark_kept_mailbox_message (checkpoint bigint not null primary key, kind varchar(64) not null, message text not null, kept_at_ms bigint not null)",
+  ],
+});
+
+/** The Ark daemon plugin's migrations, in order. */
+export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration];
+
 /** Every entity of the Ark daemon plugin. */
-export const ARK_ENTITIES = [ArkVtxoRow, ArkKeyRow, ArkStateRow];
+export const ARK_ENTITIES = [ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow];

@@ -1,0 +1,1 @@
+export { mailboxClaimPlugin as default, mailboxClaimPlugin, type ClaimedRecoveryIds } from "./plugin.js";
