@@ -5,7 +5,8 @@
  * port `@tender/ark-protocol/server`, opened through {@link ArkServerConnectorService}.
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoStoreService } from "./daemon/services.js";
+export { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "./daemon/services.js";
+export { VtxoLocks } from "./daemon/vtxos/vtxo-locks.js";
 export { MailboxHandlers, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
 export { KeptMailboxMessages, type KeptMailboxMessage } from "./daemon/mailbox/kept-messages.js";
 export type { MailboxMessage, MailboxMessageKind } from "@tender/ark-protocol/server";

@@ -1,5 +1,5 @@
 import { ActionEngine, ChainSourceService, WalletSession, definePlugin } from "@tender/core";
-import { ArkConnectionService, ArkKeysService, VtxoStoreService } from "@tender/plugin-ark";
+import { ArkConnectionService, ArkKeysService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { BalanceContributorsService } from "@tender/plugin-wallet";
 import { MovementStoreToken } from "@tender/plugin-history";
@@ -35,7 +35,7 @@ export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark"],
-  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService, ArkConnectionService, ArkKeysService, VtxoStoreService],
+  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService, ArkConnectionService, ArkKeysService, VtxoStoreService, VtxoLocksService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
@@ -46,7 +46,7 @@ export const boardsPlugin = definePlugin({
     const ports: BoardPorts = {
       server: arkBoardServer(connection, arkKeys),
       keys: arkBoardKeys(arkKeys),
-      vtxos: arkBoardVtxos(ctx.get(VtxoStoreService)),
+      vtxos: arkBoardVtxos(ctx.get(VtxoStoreService), ctx.get(VtxoLocksService)),
       wallet: onchainBoardFunding(ctx.walletService(OnchainWalletService)),
       chain: sourceBoardChain(ctx.walletService(ChainSourceService)),
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),

@@ -3,6 +3,7 @@ import type { ArkServer } from "@tender/ark-protocol/server";
 import type { MovementStore } from "@tender/plugin-history";
 import type { WalletKeys } from "@tender/plugin-wallet";
 import type { ArkKeys } from "./keys/ark-keys.js";
+import type { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings of the loaded wallet's Ark rail (`config.toml` keys, plugin config). */
@@ -23,6 +24,8 @@ export interface ArkRail {
   readonly server: ArkServer;
   readonly keys: ArkKeys;
   readonly vtxos: VtxoStore;
+  /** Selecting and locking VTXOs for an action (shared by every rail). */
+  readonly locks: VtxoLocks;
   readonly chain: ChainSource;
   readonly movements: MovementStore;
   /** The wallet database, for writes that must commit together (`db.transaction`). */
@@ -32,7 +35,7 @@ export interface ArkRail {
 }
 
 /** The rail's stores in the wallet database (they exist as long as the daemon runs). */
-export type ArkStores = Pick<ArkRail, "vtxos" | "movements">;
+export type ArkStores = Pick<ArkRail, "vtxos" | "locks" | "movements">;
 
 /** The loaded wallet's rail, built on demand; rejects with 422 `No wallet set` without a wallet. */
 export type ArkRailSource = () => Promise<ArkRail>;

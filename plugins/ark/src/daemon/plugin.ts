@@ -15,7 +15,8 @@ import { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoStoreService } from "./services.js";
+import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "./services.js";
+import { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /** Settings under `pluginConfig.ark`. */
@@ -40,7 +41,7 @@ export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService],
+  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService],
   consumes: [
     SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, ChainSourceService,
   ],
@@ -52,6 +53,8 @@ export const arkPlugin = definePlugin({
     const movements = ctx.container.resolve(MovementStoreToken);
     const vtxos = new VtxoStore(db);
     ctx.provide(VtxoStoreService, vtxos);
+    const locks = new VtxoLocks(vtxos);
+    ctx.provide(VtxoLocksService, locks);
     ctx.entities(...ARK_ENTITIES);
     ctx.migrations(...ARK_MIGRATIONS);
     const creationPins = new CreationPins();
@@ -71,7 +74,7 @@ export const arkPlugin = definePlugin({
     const rail = async (): Promise<ArkRail> => {
       const [server, arkKeys, source, wallet] = await Promise.all([connection.get(), keys.get(), chain.get(), walletKeys.get()]);
       const settings = railSettings(wallet, deliveryRetryMs);
-      return { server, keys: arkKeys, chain: source, vtxos, movements, db, logger: ctx.logger, settings: () => settings };
+      return { server, keys: arkKeys, chain: source, vtxos, locks, movements, db, logger: ctx.logger, settings: () => settings };
     };
 
     ctx.provideForWallet(ArkKeysService, { create: async (c) => ArkKeys.load(db, (await c.get(WalletKeysService)).master) });
@@ -99,7 +102,7 @@ export const arkPlugin = definePlugin({
     const manualSync = () => session.current?.manualSync === true; // `daemon_manual_sync`, read by the wallet plugin
     const freshSends = new Set<string>();
     const sender = new ArkoorSender(rail, engine, freshSends);
-    engine.define(arkoorSendAction(rail, { vtxos, movements }, freshSends));
+    engine.define(arkoorSendAction(rail, { vtxos, locks, movements }, freshSends));
 
     const syncAll = async () => {
       await mailbox.get().then((m) => m.sync()).catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));

@@ -3,6 +3,7 @@ import type { ArkServer, ArkServerConnector } from "@tender/ark-protocol/server"
 import type { ArkKeys } from "./keys/ark-keys.js";
 import type { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import type { MailboxSync } from "./mailbox/mailbox-sync.js";
+import type { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
 
 /**
@@ -32,3 +33,10 @@ export const MailboxHandlersService = defineService<MailboxHandlers>("ark.mailbo
 
 /** The wallet's VTXOs and their states (`ark_vtxo`, in the wallet database). */
 export const VtxoStoreService = defineService<VtxoStore>("ark.vtxo-store");
+
+/**
+ * Selecting and locking VTXOs for an action, for every rail (arkoor sends, boards; refresh,
+ * offboard, Lightning and exits next): one selection at a time, locks all or none, so no two
+ * actions spend one VTXO.
+ */
+export const VtxoLocksService = defineService<VtxoLocks>("ark.vtxo-locks");

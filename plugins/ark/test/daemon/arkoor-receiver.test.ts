@@ -6,6 +6,7 @@ import type { ArkServer } from "@tender/ark-protocol/server";
 import type { ArkRail } from "../../src/daemon/ark-rail.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { receiveArkoorVtxos } from "../../src/daemon/mailbox/arkoor-receiver.js";
+import { VtxoLocks } from "../../src/daemon/vtxos/vtxo-locks.js";
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard } from "./fixtures.js";
 
@@ -30,7 +31,7 @@ describe("arkoor receive from the mailbox", () => {
     } as unknown as ArkServer;
     w = {
       server,
-      keys, vtxos: new VtxoStore(db), db, logger: silentLogger,
+      keys, vtxos: new VtxoStore(db), locks: new VtxoLocks(new VtxoStore(db)), db, logger: silentLogger,
       chain: {
         getTip: async () => ({ height: 100, hash: "00".repeat(32) }),
         getTx: async (id: string) => (txs.has(id) ? { txid: id, hex: toHex(encodeTx(txs.get(id)!)), status: { confirmed: true } } : null),

@@ -7,6 +7,7 @@ import type { ArkRail } from "../../src/daemon/ark-rail.js";
 import type { ArkoorSendState } from "../../src/daemon/arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "../../src/daemon/arkoor/arkoor-sender.js";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
+import { VtxoLocks } from "../../src/daemon/vtxos/vtxo-locks.js";
 import { VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { MNEMONIC, SERVER, boardOf, masterOf, memoryDb, randomKey } from "./fixtures.js";
 
@@ -32,7 +33,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
     splitFactor = 2;
     const wallet: ArkRail = {
       server: { connect: async () => ({ arkInfo: { serverPubkey: SERVER.pk, maxVtxoExitDepth: 50 } }) } as unknown as ArkServer,
-      keys, vtxos: store, chain: {} as ChainSource, movements: {} as MovementStore, db, logger: silentLogger,
+      keys, vtxos: store, locks: new VtxoLocks(store), chain: {} as ChainSource, movements: {} as MovementStore, db, logger: silentLogger,
       settings: () => ({ network: "regtest", changeSplitFactor: splitFactor, deliveryRetryMs: 1_000 }),
     };
     const engine = { start: async (_kind: string, state: ArkoorSendState, id: string) => { started.push(state); return { id, step: "done", state }; } };

@@ -6,7 +6,7 @@
 import type { WalletService } from "@tender/core";
 import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/ark-protocol";
 import type { ArkServer } from "@tender/ark-protocol/server";
-import { mailboxAuthorization, type ArkKeys, type VtxoStore } from "@tender/plugin-ark";
+import { mailboxAuthorization, type ArkKeys, type VtxoLocks, type VtxoStore } from "@tender/plugin-ark";
 import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
 /** Validity of the recovery mailbox authorization, as the Ark rail uses it. */
@@ -58,18 +58,18 @@ export function arkBoardKeys(keys: WalletService<ArkKeys>): BoardKeys {
 }
 
 /**
- * {@link BoardVtxoStore} over the Ark rail's VTXO store: the board VTXO is stored `locked` by the
- * board action (never spendable before registration), and the action's lock is released when the
- * server registered it.
+ * {@link BoardVtxoStore} over the Ark rail's VTXO store and locks: the board VTXO is held by the
+ * board action through the rails' shared {@link VtxoLocks} (never spendable before registration),
+ * and the action releases it when the server registered it.
  */
-export function arkBoardVtxos(store: VtxoStore): BoardVtxoStore {
+export function arkBoardVtxos(store: VtxoStore, locks: VtxoLocks): BoardVtxoStore {
   return {
     async storeLocked(vtxo: Vtxo, actionId: string) {
-      await store.add(vtxo, "locked", actionId);
+      await locks.holdNew(vtxo, actionId);
     },
     async markSpendable(vtxoId) {
       const v = await store.get(vtxoId);
-      if (v?.state === "locked" && v.lockedBy) await store.unlock(v.lockedBy);
+      if (v?.state === "locked" && v.lockedBy) await locks.release(v.lockedBy);
     },
     async markSpent(vtxoId) {
       await store.markSpent([vtxoId]);

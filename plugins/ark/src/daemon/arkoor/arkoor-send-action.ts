@@ -102,7 +102,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
       lock: async (s, { id }) => {
         faultPoint("ark-send:lock");
         try {
-          await stores.vtxos.lock(s.inputIds, id);
+          await stores.locks.lock(s.inputIds, id);
         } catch (e) {
           if (e instanceof VtxoNotSpendableError) return fail(s, e);
           throw e;
@@ -224,7 +224,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
     },
     onEnd: async (id, outcome, s) => {
       if (outcome !== "failed") return;
-      await stores.vtxos.unlock(id);
+      await stores.locks.release(id);
       if (s.movementId !== null) await stores.movements.update(s.movementId, { status: "failed" });
     },
   };

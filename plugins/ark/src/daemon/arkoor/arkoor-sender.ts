@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { ActionEngine, AsyncLock, BadRequestError, InternalServerError } from "@tender/core";
+import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
 import {
   AddressError, InsufficientFundsError, checkArkoorAddress, exitDepth, selectVtxos, splitChange, toHex,
 } from "@tender/ark-protocol";
@@ -17,9 +17,6 @@ import type { ArkDestination } from "./destination.js";
  * finishes the same payment in the background; it is never unlocked and re-spent).
  */
 export class ArkoorSender {
-  /** Serializes input selection so two sends never pick the same VTXOs. */
-  private readonly selection = new AsyncLock();
-
   constructor(private readonly rail: ArkRailSource, private readonly engine: ActionEngine, private readonly fresh: Set<string>) {}
 
   async send(dest: ArkDestination, amountSat: number): Promise<void> {
@@ -40,8 +37,8 @@ export class ArkoorSender {
     const amount = BigInt(amountSat);
     const recipient = dest.decoded.policy.userPubkey;
 
-    const started = await this.selection.run(async () => {
-      const spendable = await w.vtxos.list(["spendable"]);
+    // one selection at a time (shared with every rail), so two sends never pick the same VTXOs
+    const started = await w.locks.select(async (spendable) => {
       let chosen;
       try {
         chosen = selectVtxos(
