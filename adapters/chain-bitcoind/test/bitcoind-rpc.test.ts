@@ -110,6 +110,26 @@ describe("bitcoind JSON-RPC client against a scripted server", () => {
     }
   });
 
+  it("turns a script failure into a rejection in both Bitcoin Core wordings (master's one pass, Core 29's two)", async () => {
+    const messages = [
+      `mempool-script-verify-flag-failed (Invalid Schnorr signature), input 0 of ${"cd".repeat(32)} (wtxid ${"ef".repeat(32)}), spending ${"ab".repeat(32)}:1`,
+      "mandatory-script-verify-flag-failed (Invalid Schnorr signature)",
+      "non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)",
+    ];
+    let next = 0;
+    const server = await fakeServer((_req, body) => ({ status: 500, body: JSON.stringify({ result: null, error: { code: -26, message: messages[next++] }, id: (JSON.parse(body) as { id: number }).id }) }));
+    try {
+      const source = new BitcoindChainSource({ url: server.url, auth: { user: "u", password: "p" }, retry: FAST });
+      for (const message of messages) {
+        const err = await source.broadcast("0200").then(() => null, (e: unknown) => e);
+        expect(err).to.be.instanceOf(ChainSourceRejectedError);
+        expect(err).to.include({ reason: message, code: -26 });
+      }
+    } finally {
+      await server.close();
+    }
+  });
+
   it("retries HTTP 5xx without a JSON-RPC body as a transient failure", async () => {
     const server = await fakeServer(() => ({ status: 503, body: "Work queue depth exceeded" }));
     try {

@@ -14,6 +14,14 @@ describe("EsploraChainSource against a scripted server", () => {
     expect(parseRejection("Invalid hex string")).to.deep.equal({ reason: "Invalid hex string" });
   });
 
+  it("keeps a script failure's whole text in both Bitcoin Core wordings (master's one pass, Core 29's two)", () => {
+    const master = "mempool-script-verify-flag-failed (Invalid Schnorr signature), input 0 of " + "cd".repeat(32) + " (wtxid " + "ef".repeat(32) + "), spending " + TXID + ":1";
+    const core29 = "mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)";
+    for (const message of [master, core29, "non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)"]) {
+      expect(parseRejection(`sendrawtransaction RPC error: ${JSON.stringify({ code: -26, message })}`)).to.deep.equal({ reason: message, code: -26 });
+    }
+  });
+
   it("retries 5xx answers with backoff, then succeeds", async () => {
     let n = 0;
     const server = await fakeServer(() => (++n < 3 ? { status: 503, body: "busy" } : { status: 200, body: "123" }));

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { DevnetNode } from "./node/devnet-node.js";
+import { DevnetNode, type ScriptFailureWording } from "./node/devnet-node.js";
 import { startEsploraServer } from "./esplora/esplora-server.js";
 import { CONTROL_PREFIX } from "./esplora/control-routes.js";
 import { removeCookie, writeCookie } from "./rpc/rpc-auth.js";
@@ -21,6 +21,8 @@ export interface StartDevnetOptions {
   readonly rpcUser?: { readonly user: string; readonly password: string };
   /** Blocks the node premines on a fresh chain (see `DevnetNodeOptions.premineBlocks`). */
   readonly premineBlocks?: number;
+  /** Wording of script failures in mempool acceptance (see `DevnetNodeOptions.scriptFailureWording`); Core master's by default. */
+  readonly scriptFailureWording?: ScriptFailureWording;
 }
 
 /** A running devnet: the node and its two faces. */
@@ -54,6 +56,7 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.datadir !== undefined ? { datadir: options.datadir } : {}),
     ...(options.premineBlocks !== undefined ? { premineBlocks: options.premineBlocks } : {}),
+    ...(options.scriptFailureWording !== undefined ? { scriptFailureWording: options.scriptFailureWording } : {}),
   });
   const cookieFile = join(cookieDir, ".cookie");
   const cleanups: Array<() => Promise<void> | void> = [() => node.close()];

@@ -8,6 +8,7 @@
 import { parseArgs } from "node:util";
 import { createLogger } from "@tender/core";
 import { startDevnet, type Devnet } from "../devnet.js";
+import type { ScriptFailureWording } from "../node/devnet-node.js";
 import { arkReadyFields, startDevnetWithArk } from "../ark-server/devnet-with-ark.js";
 import type { ArkServerProfile } from "../ark-server/server-config.js";
 
@@ -15,6 +16,7 @@ import type { ArkServerProfile } from "../ark-server/server-config.js";
 const MATURE_HEIGHT = 101;
 
 const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N] [--rpcuser U --rpcpassword P]"
+  + " [--script-failure-wording core-master|core-29]"
   + " [--no-ark | --ark-port N --ark-admin-port N --profile default|test --debug]";
 
 function port(value: string | undefined, name: string): number | undefined {
@@ -22,6 +24,11 @@ function port(value: string | undefined, name: string): number | undefined {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);
   return n;
+}
+
+function scriptFailureWording(value: string | undefined): ScriptFailureWording | undefined {
+  if (value === undefined || value === "core-master" || value === "core-29") return value;
+  throw new Error("--script-failure-wording must be core-master or core-29");
 }
 
 async function main(): Promise<void> {
@@ -33,6 +40,7 @@ async function main(): Promise<void> {
       "rpc-port": { type: "string" },
       rpcuser: { type: "string" },
       rpcpassword: { type: "string" },
+      "script-failure-wording": { type: "string" },
       "no-ark": { type: "boolean" },
       "ark-port": { type: "string" },
       "ark-admin-port": { type: "string" },
@@ -48,6 +56,7 @@ async function main(): Promise<void> {
   if ((values.rpcuser === undefined) !== (values.rpcpassword === undefined)) throw new Error("--rpcuser and --rpcpassword go together");
   const profile = (values.profile ?? "default") as ArkServerProfile;
   if (profile !== "default" && profile !== "test") throw new Error("--profile must be default or test");
+  const wording = scriptFailureWording(values["script-failure-wording"]);
   const esploraPort = port(values["esplora-port"], "--esplora-port");
   const rpcPort = port(values["rpc-port"], "--rpc-port");
   const arkPort = port(values["ark-port"], "--ark-port");
@@ -58,6 +67,7 @@ async function main(): Promise<void> {
     ...(esploraPort !== undefined ? { esploraPort } : {}),
     ...(rpcPort !== undefined ? { rpcPort } : {}),
     ...(values.rpcuser !== undefined && values.rpcpassword !== undefined ? { rpcUser: { user: values.rpcuser, password: values.rpcpassword } } : {}),
+    ...(wording !== undefined ? { scriptFailureWording: wording } : {}),
   };
   let devnet: Devnet;
   let arkFields = {};

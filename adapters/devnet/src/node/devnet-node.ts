@@ -86,7 +86,12 @@ export class DevnetNode {
   constructor(readonly options: DevnetNodeOptions = {}) {
     const seed = typeof options.seed === "string" || options.seed === undefined ? new TextEncoder().encode(options.seed ?? "tender-devnet") : options.seed;
     this.faucetWallet = new FaucetWallet(seed);
-    this.policy = { ...DEFAULT_POLICY, minRelaySatPerVb: options.minRelayFeeSatPerVb ?? 1, fullRbf: options.fullRbf ?? true };
+    this.policy = {
+      ...DEFAULT_POLICY,
+      minRelaySatPerVb: options.minRelayFeeSatPerVb ?? 1,
+      fullRbf: options.fullRbf ?? true,
+      scriptFailureWording: options.scriptFailureWording ?? DEFAULT_POLICY.scriptFailureWording,
+    };
     this.acceptor = new MempoolAcceptor(this.chainView(), this.mempool, this.policy);
     this.fees = new FeeEstimates(options.feeEstimates);
     this.interval = options.blockIntervalSec ?? 600;

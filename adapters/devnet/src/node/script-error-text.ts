@@ -1,6 +1,8 @@
 /**
  * Bitcoin Core's human wording of script errors (its ScriptErrorString), which bitcoind puts
- * inside `mandatory-script-verify-flag-failed (…)` and `non-mandatory-script-verify-flag (…)`.
+ * inside a mempool refusal's `mempool-script-verify-flag-failed (…)` (Core 29:
+ * `mandatory-script-verify-flag-failed (…)` / `non-mandatory-script-verify-flag (…)`); this devnet's
+ * block validation puts it inside `mandatory-script-verify-flag-failed (…)`.
  * Keyed by the consensus engine's short names.
  */
 import type { ScriptErrorName } from "../consensus/index.js";

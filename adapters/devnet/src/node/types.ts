@@ -245,6 +245,22 @@ export interface ConfirmedConflictResult {
   readonly removed: readonly string[];
 }
 
+/**
+ * Which Bitcoin Core a script failure in mempool acceptance reads like.
+ *
+ * - `core-master` (the default): Bitcoin Core 30 and later. `MemPoolAccept::PolicyScriptChecks`
+ *   (`src/validation.cpp`) runs the inputs once, under the standard flags, and `CheckInputScripts`
+ *   words the first failing input as reason `mempool-script-verify-flag-failed (<ScriptErrorString>)`
+ *   with debug `input <n> of <txid> (wtxid <wtxid>), spending <prevout txid>:<prevout n>` (the debug text
+ *   `CScriptCheck` builds). So a wrong ECDSA signature reads `Signature must be zero for failed CHECK(MULTI)SIG
+ *   operation` (the standard NULLFAIL rule fires before the script ends false).
+ * - `core-29`: the wording of Bitcoin Core 29 and earlier, which this devnet used before. After a
+ *   failure under the standard flags the inputs run again under the mandatory (consensus) flags: a
+ *   failure there is `mandatory-script-verify-flag-failed (<text of that second failure>)`, otherwise
+ *   `non-mandatory-script-verify-flag (<text of the first failure>)`. No debug text is given.
+ */
+export type ScriptFailureWording = "core-master" | "core-29";
+
 /** Options of a {@link DevnetNode}. */
 export interface DevnetNodeOptions {
   /** Seed of the faucet key and of the chain (same seed + same calls → same blocks). Default `"tender-devnet"`. */
@@ -263,6 +279,8 @@ export interface DevnetNodeOptions {
   readonly fullRbf?: boolean;
   /** Initial fee estimates. Default `{1: 20, 3: 10, 6: 5, 144: 1}`. */
   readonly feeEstimates?: FeeEstimateTable;
+  /** How mempool acceptance words a script failure (see {@link ScriptFailureWording}). Default `core-master`; blocks are not affected. */
+  readonly scriptFailureWording?: ScriptFailureWording;
 }
 
 /** Events the node emits for its faces. */

@@ -1,23 +1,21 @@
 /**
  * Mempool acceptance of one transaction (Core's PreChecks → ReplacementChecks →
- * PolicyScriptChecks → ConsensusScriptChecks). `evaluate` decides without changing anything;
+ * PolicyScriptChecks; Core's ConsensusScriptChecks cannot fail after it here, since the standard
+ * script flags include the mandatory ones). `evaluate` decides without changing anything;
  * `commit` applies a positive verdict (evicting what it replaces).
  */
 import { displayHex } from "../consensus/bytes.js";
 import type { Coin } from "../node/chain-state.js";
 import {
   ConsensusError,
-  MANDATORY_SCRIPT_VERIFY_FLAGS,
   STANDARD_SCRIPT_VERIFY_FLAGS,
   checkTransaction,
   encodeTx,
   isCoinbase,
   isFinal,
-  scriptErrorText,
   sequenceLocksOk,
   sigOps,
   txFacts,
-  verifyScripts,
   type Tx,
 } from "../node/consensus-port.js";
 import { COINBASE_MATURITY } from "../node/coinbase.js";
@@ -31,6 +29,7 @@ import {
   dustOutputs,
   type Refusal,
 } from "./standard.js";
+import { checkMempoolScripts, DEFAULT_SCRIPT_FAILURE_WORDING, type ScriptFailureWording } from "./script-failure.js";
 import { checkTruc, TRUC_VERSION } from "./truc.js";
 
 /** What acceptance needs to know about the chain. */
@@ -55,6 +54,8 @@ export interface PolicySettings {
   readonly ancestorSizeLimitVb: number;
   readonly descendantLimit: number;
   readonly descendantSizeLimitVb: number;
+  /** How a script failure is worded (see {@link ScriptFailureWording}); Core master's by default. */
+  readonly scriptFailureWording: ScriptFailureWording;
 }
 
 /** bitcoind's default policy. */
@@ -66,6 +67,7 @@ export const DEFAULT_POLICY: PolicySettings = {
   ancestorSizeLimitVb: 101_000,
   descendantLimit: 25,
   descendantSizeLimitVb: 101_000,
+  scriptFailureWording: DEFAULT_SCRIPT_FAILURE_WORDING,
 };
 
 /** Per-call switches. */
@@ -213,17 +215,9 @@ export class MempoolAcceptor {
     const ephemeral = this.checkEphemeralSpends(tx, parents, txid, wtxid);
     if (ephemeral) return reject(ephemeral.reason, ephemeral.debug, { fee });
 
-    // scripts: standard flags first, then tell mandatory from policy-only failures
-    try {
-      verifyScripts(tx, spentOutputs, STANDARD_SCRIPT_VERIFY_FLAGS);
-    } catch (standardErr) {
-      try {
-        verifyScripts(tx, spentOutputs, MANDATORY_SCRIPT_VERIFY_FLAGS);
-      } catch (mandatoryErr) {
-        return reject(`mandatory-script-verify-flag-failed (${scriptErrorText(mandatoryErr)})`, undefined, { fee });
-      }
-      return reject(`non-mandatory-script-verify-flag (${scriptErrorText(standardErr)})`, undefined, { fee });
-    }
+    // scripts under the standard flags; a failure is worded as settings.scriptFailureWording says
+    const scripts = checkMempoolScripts({ tx, txid, wtxid, spent }, this.settings.scriptFailureWording);
+    if (scripts) return reject(scripts.reason, scripts.debug, { fee });
 
     const entry: MempoolEntry = {
       tx,

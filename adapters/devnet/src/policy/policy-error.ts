@@ -2,7 +2,7 @@
  * A transaction or package refused by mempool policy or by consensus on entry. `reason` is
  * bitcoind's reject string (`min relay fee not met`, `dust`, `bad-txns-inputs-missingorspent`,
  * `txn-mempool-conflict`, `insufficient fee`, `TRUC-violation`,
- * `mandatory-script-verify-flag-failed (…)`, …); `debug` is bitcoind's detail text; `message`
+ * `mempool-script-verify-flag-failed (…)`, …); `debug` is bitcoind's detail text; `message`
  * is what `sendrawtransaction` would print: `reason, debug`.
  */
 export class PolicyError extends Error {

@@ -81,7 +81,7 @@ describe("devnet node: block validation", function () {
     node.mine(3);
     // confirmed at depth 4: a 5-block lock still holds, a 4-block sequence fails the script's CSV
     expect(refusal(() => node.submitTransaction(spend.hex)).reason).to.equal("non-BIP68-final");
-    expect(refusal(() => node.submitTransaction(shortSequence.hex)).reason).to.equal("mandatory-script-verify-flag-failed (Locktime requirement not satisfied)");
+    expect(refusal(() => node.submitTransaction(shortSequence.hex)).reason).to.equal("mempool-script-verify-flag-failed (Locktime requirement not satisfied)");
     node.mine(1);
     expect(node.submitTransaction(spend.hex)).to.equal(spend.txid);
   });

@@ -59,19 +59,52 @@ describe("devnet node: faucet, spends and lookups", function () {
     expect(() => node.mineTransactions([second.hex])).to.throw(PolicyError, "bad-txns-inputs-missingorspent");
   });
 
-  it("refuses a transaction with a bad signature as a mandatory script failure", () => {
+  it("refuses a transaction with a bad signature in one pass under the standard flags, as Core master words it", () => {
     const coin = fund(node, alice, 40_000n);
     const bad = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
-    expect(refusal(() => node.submitTransaction(bad.hex)).reason).to.equal(
-      "mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)",
-    );
+    const wtxid = (hex: string): string => node.testMempoolAccept([hex])[0]!.wtxid;
+    // a wrong ECDSA signature fails NULLFAIL (a standard flag) before the script ends false
+    const ecdsa = refusal(() => node.submitTransaction(bad.hex));
+    expect(ecdsa.reason).to.equal("mempool-script-verify-flag-failed (Signature must be zero for failed CHECK(MULTI)SIG operation)");
+    expect(ecdsa.debug).to.equal(`input 0 of ${bad.txid} (wtxid ${wtxid(bad.hex)}), spending ${coin.txid}:${coin.vout}`);
+    expect(ecdsa.message).to.equal(`${ecdsa.reason}, ${ecdsa.debug}`);
     const trCoin = fund(node, alice, 40_000n, { taproot: true });
     const badTr = buildTx({ inputs: [trCoin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
-    expect(refusal(() => node.submitTransaction(badTr.hex)).reason).to.equal("mandatory-script-verify-flag-failed (Invalid Schnorr signature)");
-    // a block carrying it is refused too, and the chain does not move
+    const schnorr = refusal(() => node.submitTransaction(badTr.hex));
+    expect(schnorr.reason).to.equal("mempool-script-verify-flag-failed (Invalid Schnorr signature)");
+    expect(schnorr.debug).to.equal(`input 0 of ${badTr.txid} (wtxid ${wtxid(badTr.hex)}), spending ${trCoin.txid}:${trCoin.vout}`);
+    // a block carrying it is refused by block validation, in its own words, and the chain does not move
     const tip = node.tipHash();
-    expect(() => node.mineTransactions([bad.hex])).to.throw(/mandatory-script-verify-flag-failed/);
+    expect(() => node.mineTransactions([bad.hex])).to.throw(/mandatory-script-verify-flag-failed \(Script evaluated without error but finished with a false\/empty top stack element\)/);
     expect(node.tipHash()).to.equal(tip);
+  });
+
+  it("names the failing input and the coin it spends when a later input fails", () => {
+    const good = fund(node, alice, 20_000n);
+    const other = fund(node, alice, 20_000n, { taproot: true });
+    // input 1 spends alice's taproot output by key path with 64 bytes that are no signature
+    const forgedInput = { txid: other.txid, vout: other.vout, amount: other.amount, script: other.script, witness: [new Uint8Array(64).fill(1)] };
+    const forged = buildTx({ inputs: [good, forgedInput], outputs: [{ script: bob.wpkh.script, amount: 39_000n }] });
+    const r = refusal(() => node.submitTransaction(forged.hex));
+    expect(r.reason).to.equal("mempool-script-verify-flag-failed (Invalid Schnorr signature)");
+    expect(r.debug).to.match(new RegExp(`^input 1 of ${forged.txid} \\(wtxid [0-9a-f]{64}\\), spending ${other.txid}:${other.vout}$`));
+  });
+
+  it("words script failures as Core 29 did when asked (scriptFailureWording: core-29)", () => {
+    const old = new DevnetNode({ seed: "spend-test-core29", scriptFailureWording: "core-29" });
+    const coin = fund(old, alice, 40_000n);
+    const bad = buildTx({ inputs: [coin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
+    // two passes: the mandatory flags alone see the script end false
+    const r = refusal(() => old.submitTransaction(bad.hex));
+    expect(r).to.deep.include({
+      reason: "mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)",
+      message: "mandatory-script-verify-flag-failed (Script evaluated without error but finished with a false/empty top stack element)",
+    });
+    expect(r.debug).to.equal(undefined);
+    const trCoin = fund(old, alice, 40_000n, { taproot: true });
+    const badTr = buildTx({ inputs: [trCoin], outputs: [{ script: bob.wpkh.script, amount: 39_000n }], corruptSignature: true });
+    expect(refusal(() => old.submitTransaction(badTr.hex)).reason).to.equal("mandatory-script-verify-flag-failed (Invalid Schnorr signature)");
+    old.close();
   });
 
   it("answers gettxout for confirmed, mempool and spent outputs", () => {

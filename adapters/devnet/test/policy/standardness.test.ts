@@ -54,7 +54,7 @@ describe("devnet policy: fees, dust and standard scripts", function () {
     expect(node.submitTransaction(burn.hex, { maxFeeRateSatPerVb: 0 })).to.equal(burn.txid);
   });
 
-  it("tells policy-only script failures (non-mandatory) from consensus ones", () => {
+  it("refuses policy-only script failures in the mempool (Core master's wording) while a block may carry them", () => {
     // P2WSH `OP_NOP10 OP_1`: valid by consensus, refused under DISCOURAGE_UPGRADABLE_NOPS
     const witnessScript = Uint8Array.of(0xb9, 0x51);
     const p2wsh = Uint8Array.from([0x00, 0x20, ...sha256(witnessScript)]);
@@ -65,10 +65,27 @@ describe("devnet policy: fees, dust and standard scripts", function () {
       inputs: [{ txid, vout, amount: 10_000n, script: p2wsh, witness: [witnessScript] }],
       outputs: [{ script: bob.wpkh.script, amount: 9_000n }],
     });
-    expect(refusal(() => node.submitTransaction(spend.hex)).reason).to.equal("non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
+    expect(refusal(() => node.submitTransaction(spend.hex)).reason).to.equal("mempool-script-verify-flag-failed (NOPx reserved for soft-fork upgrades)");
     // a block may still carry it: only mandatory flags apply there
     const hash = node.mineTransactions([spend.hex]);
     expect(node.getTxStatus(spend.txid)!.blockHash).to.equal(hash);
+  });
+
+  it("words a policy-only script failure as Core 29 did when asked (scriptFailureWording: core-29)", () => {
+    const old = new DevnetNode({ seed: "standardness-test-core29", scriptFailureWording: "core-29" });
+    const witnessScript = Uint8Array.of(0xb9, 0x51);
+    const p2wsh = Uint8Array.from([0x00, 0x20, ...sha256(witnessScript)]);
+    const txid = old.faucet(p2wsh, 10_000n);
+    old.mine(1);
+    const vout = old.getTransaction(txid)!.vout.findIndex((o) => o.amountSat === 10_000n);
+    const spend = buildTx({
+      inputs: [{ txid, vout, amount: 10_000n, script: p2wsh, witness: [witnessScript] }],
+      outputs: [{ script: bob.wpkh.script, amount: 9_000n }],
+    });
+    const r = refusal(() => old.submitTransaction(spend.hex));
+    expect(r.reason).to.equal("non-mandatory-script-verify-flag (NOPx reserved for soft-fork upgrades)");
+    expect(r.debug).to.equal(undefined);
+    old.close();
   });
 
   it("refuses spends of non-standard and future-witness outputs that a block carried", () => {
