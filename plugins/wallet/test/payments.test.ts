@@ -50,7 +50,7 @@ describe("send destination classification (barkd's order and errors)", () => {
 });
 
 describe("send destinations (the wallet's send extension point)", () => {
-  const dest = (kind: SendDestination["kind"]): SendDestination => ({ kind, value: "x", amountSat: 1, comment: undefined, walletNetwork: "regtest" });
+  const dest = (kind: SendDestination["kind"]): SendDestination => ({ kind, value: "x", amountSat: 1n, comment: undefined, walletNetwork: "regtest" });
 
   it("hands a destination to the rail that claimed its kind, and answers barkd's error for an unclaimed kind", async () => {
     const send = new SendDestinations();

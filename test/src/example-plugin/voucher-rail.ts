@@ -19,7 +19,7 @@ export function registerVoucherRail(ctx: PluginContext): void {
   send.addKind("example-voucher", ctx.name, (d) => /^voucher:[a-z0-9]{4,32}$/.test(d));
   send.claim("example-voucher", ctx.name, async (d) => {
     if (d.amountSat === undefined) throw new BadRequestError("a voucher needs an amount");
-    paid.push({ code: d.value.slice("voucher:".length), amount_sat: d.amountSat });
+    paid.push({ code: d.value.slice("voucher:".length), amount_sat: Number(d.amountSat) });
     return {};
   });
   ctx.get(BalanceContributorsService).contribute("pending_in_round_sat", ctx.name, async () => BigInt(paid.reduce((s, p) => s + p.amount_sat, 0)));

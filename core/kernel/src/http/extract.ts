@@ -1,5 +1,6 @@
 import type { Request } from "express";
-import { z, type ZodType } from "zod";
+import type { ZodType } from "zod";
+import { z } from "./zod.js";
 
 /**
  * A framework-level rejection: plain-text body, as barkd's HTTP framework (axum) answers
@@ -45,13 +46,24 @@ export function isJsonContentType(header: string | undefined): boolean {
  * Parses and validates a JSON body: 415 without a JSON content type, 400 for empty or invalid
  * JSON, 422 for valid JSON of the wrong shape. `raw` is the buffered body.
  */
+/**
+ * JSON.parse reviver keeping integers beyond 2^53 exact as bigints (from their source text), so a
+ * u64 amount is never rounded: barkd reads amounts as u64.
+ */
+function keepLargeIntegers(_key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source !== undefined && /^-?\d+$/.test(context.source)) {
+    return BigInt(context.source);
+  }
+  return value;
+}
+
 export function extractBody<B>(schema: ZodType<B>, req: Request, raw: Buffer | undefined): B {
   if (!isJsonContentType(req.headers["content-type"])) {
     throw new RequestRejection(415, "Expected request with `Content-Type: application/json`");
   }
   let value: unknown;
   try {
-    value = JSON.parse(raw && raw.length ? raw.toString("utf8") : "");
+    value = JSON.parse(raw && raw.length ? raw.toString("utf8") : "", keepLargeIntegers);
   } catch (e) {
     throw new RequestRejection(400, `Failed to parse the request body as JSON: ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -71,5 +83,15 @@ export const u32String = () =>
     .transform(Number)
     .refine((n) => n <= 0xffffffff, "expected an unsigned 32-bit integer");
 
-/** JSON integer sats (u64 that fits a double). */
-export const satAmount = () => z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER);
+/**
+ * JSON integer sats, a u64 as barkd reads it, handed to the handler as a bigint: amounts beyond
+ * 2^53 stay exact and reach the handler (which refuses them with its own error, e.g. insufficient
+ * funds), instead of being refused by the schema.
+ */
+export const satAmount = () =>
+  z.union([z.number().int().nonnegative().max(Number.MAX_SAFE_INTEGER), z.bigint().nonnegative().max(U64_MAX)])
+    .transform((v) => BigInt(v))
+    .openapi({ type: "integer", format: "int64", minimum: 0 });
+
+/** The largest u64. */
+const U64_MAX = 2n ** 64n - 1n;

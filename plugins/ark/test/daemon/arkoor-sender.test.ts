@@ -41,7 +41,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
   });
   afterEach(() => db.close());
 
-  const pay = (amount: number, address = recipientAddress()) => sender.send({ kind: "ark", address, decoded: decodeArkAddress(address) }, amount);
+  const pay = (amount: number, address = recipientAddress()) => sender.send({ kind: "ark", address, decoded: decodeArkAddress(address) }, BigInt(amount));
 
   it("splits change larger than the payment into change_vtxo_split_factor pieces on fresh keys", async () => {
     await store.add(boardOf(100_000n));

@@ -1,4 +1,4 @@
-import { z } from "@tender/core";
+import { satAmount, z } from "@tender/core";
 import { NETWORKS } from "../config/wallet-config.js";
 
 /** barkd's error bodies, shared by the wallet routes. */
@@ -45,7 +45,7 @@ const u64 = () => z.number().int().nonnegative();
 
 /** barkd's `SendRequest`. */
 export const SendRequestSchema = z.object({
-  destination: z.string(), amount_sat: u64().nullable().optional(), comment: z.string().nullable().optional(),
+  destination: z.string(), amount_sat: satAmount().nullable().optional(), comment: z.string().nullable().optional(),
 }).openapi("SendRequest");
 /** barkd's `SendResponse` (`payment_hash` only for Lightning). */
 export const SendResponseSchema = z.object({ message: z.string(), payment_hash: z.string().nullable().optional() }).openapi("SendResponse");

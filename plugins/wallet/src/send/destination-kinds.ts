@@ -30,8 +30,8 @@ export interface SendDestination {
   readonly kind: DestinationKind | (string & {});
   /** The destination as given, trimmed (a `lightning:` prefix removed for Lightning kinds). */
   readonly value: string;
-  /** Sats; `undefined` when the request has none (allowed for BOLT11/BOLT12, which may carry the amount). */
-  readonly amountSat: number | undefined;
+  /** Sats (a u64: may exceed 2^53); `undefined` when the request has none (allowed for BOLT11/BOLT12, which may carry the amount). */
+  readonly amountSat: bigint | undefined;
   readonly comment: string | undefined;
   /** The loaded wallet's network (`mainnet`, `signet`, `mutinynet`, `regtest`). */
   readonly walletNetwork: string;
@@ -88,12 +88,12 @@ const LNURL = /^lnurl1[02-9ac-hj-np-z]+$/;
  * else is 400 "not a valid destination".
  */
 export function classifyDestination(
-  raw: string, amountSat: number | null | undefined, comment: string | null | undefined, walletNetwork: string,
+  raw: string, amountSat: bigint | number | null | undefined, comment: string | null | undefined, walletNetwork: string,
   recognizeAdded: (destination: string) => string | undefined = () => undefined,
 ): SendDestination {
   const s = raw.trim();
   const dest = (kind: SendDestination["kind"], value: string): SendDestination => ({
-    kind, value, amountSat: amountSat ?? undefined, comment: comment ?? undefined, walletNetwork,
+    kind, value, amountSat: amountSat == null ? undefined : BigInt(amountSat), comment: comment ?? undefined, walletNetwork,
   });
   let isArk = false;
   try {

@@ -19,7 +19,7 @@ import type { ArkDestination } from "./destination.js";
 export class ArkoorSender {
   constructor(private readonly rail: ArkRailSource, private readonly engine: ActionEngine, private readonly fresh: Set<string>) {}
 
-  async send(dest: ArkDestination, amountSat: number): Promise<void> {
+  async send(dest: ArkDestination, amountSat: bigint): Promise<void> {
     const w = await this.rail();
     const info = await w.server.connect().then((s) => s.arkInfo, (e: unknown) => {
       throw new InternalServerError(`Failed to send arkoor payment: ${e instanceof Error ? e.message : String(e)}`);
@@ -33,8 +33,8 @@ export class ArkoorSender {
     }
     const blindedIds = deliveries.flatMap((d) => (d.type === "server-mailbox" ? [toHex(d.blindedId)] : []));
     if (blindedIds.length === 0) throw new BadRequestError("Ark address has no supported delivery method");
-    if (!Number.isSafeInteger(amountSat) || amountSat <= 0) throw new BadRequestError("bad request: amount must be greater than zero");
-    const amount = BigInt(amountSat);
+    if (amountSat <= 0n) throw new BadRequestError("bad request: amount must be greater than zero");
+    const amount = amountSat;
     const recipient = dest.decoded.policy.userPubkey;
 
     // one selection at a time (shared with every rail), so two sends never pick the same VTXOs
