@@ -24,7 +24,7 @@ import { Empty } from "./core.js";
 
 /**
  * tender's definition of the Ark server protocol, package `bark_server` (public port).
- * Written from the project specification (ark-protocol-flows.md §2.2, §2.3, §3).
+ * Wire-compatible with captaind's public `ArkService` (bark's `bark_server` protobuf package).
  * Field numbers are wire facts: never renumber, never reuse a retired number.
  */
 

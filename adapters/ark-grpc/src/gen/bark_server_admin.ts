@@ -22,8 +22,7 @@ import { Empty } from "./core.js";
 
 /**
  * tender's definition of the Ark server protocol: the admin services of package `bark_server`
- * (admin port, loopback only, unauthenticated). Written from the project specification
- * (ark-protocol-flows.md §2.5).
+ * (admin port, loopback only, unauthenticated), wire-compatible with captaind's admin services.
  */
 
 export interface BanVtxoRequest {

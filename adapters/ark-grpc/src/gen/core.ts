@@ -9,7 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 
 /**
  * tender's definition of the Ark server protocol, package `core`.
- * Written from the project specification (ark-protocol-flows.md §2.1).
+ * Wire-compatible with bark's `core` protobuf package (shared messages of captaind's services).
  */
 
 /**

@@ -21,7 +21,7 @@ import {
 
 /**
  * tender's definition of the Ark server protocol, package `intman` (integration port).
- * Written from the project specification (ark-protocol-flows.md §2.6).
+ * Wire-compatible with captaind's integration service.
  */
 
 export enum TokenType {

@@ -24,7 +24,7 @@ import { Empty } from "./core.js";
 
 /**
  * tender's definition of the Ark server protocol, package `mailbox_server`.
- * Written from the project specification (ark-protocol-flows.md §2.4, §3.2, §4.4).
+ * Wire-compatible with captaind's mailbox service (unified mailbox, arkoor delivery, recovery ids).
  */
 
 export interface PostArkoorMessageRequest {

@@ -23,7 +23,7 @@ import {
 
 /**
  * The standard gRPC health-checking protocol (package `grpc.health.v1`), written out so the
- * reference server and tests can serve and call `Health/Check` (ark-protocol-flows.md §1.1).
+ * reference server and tests can serve and call `Health/Check` (the server answers it on every port).
  */
 
 export interface HealthCheckRequest {
