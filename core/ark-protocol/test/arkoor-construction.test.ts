@@ -5,7 +5,7 @@
  */
 import { expect } from "chai";
 import * as ecc from "tiny-secp256k1";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, expectVector } from "./ark-vectors.js";
 import { formatOutPoint, fromHex, toHex, reverseBytes } from "../src/encoding.js";
 import { decodeTx, encodeTx, txid, type Transaction } from "../src/tx.js";
 import { decodeUserPolicy, encodePolicy } from "../src/policy.js";
@@ -45,36 +45,37 @@ describe("arkoor package construction (checkpoint, arkoor and fan-out txs, signa
       const input = decodeVtxo(fromHex(vtxoById(c.input_vtxo_id).hex));
       const outputs = (c.outputs as { amount: number; policy: { type: string; user_pubkey: string; encoded_hex: string; payment_hash?: string; htlc_expiry?: number } }[]).map((o) => {
         const policy = decodeUserPolicy(fromHex(o.policy.encoded_hex));
-        expect(policy.type).to.equal(o.policy.type);
-        expect(toHex(policy.userPubkey)).to.equal(o.policy.user_pubkey);
+        expectVector(policy.type, o.policy, "type");
+        expectVector(toHex(policy.userPubkey), o.policy, "user_pubkey");
         if (o.policy.payment_hash !== undefined && policy.type !== "pubkey") {
-          expect(toHex(policy.paymentHash)).to.equal(o.policy.payment_hash);
-          expect(policy.htlcExpiry).to.equal(o.policy.htlc_expiry);
+          expectVector(toHex(policy.paymentHash), o.policy, "payment_hash");
+          expectVector(policy.htlcExpiry, o.policy, "htlc_expiry");
         }
+        expectVector(toHex(encodePolicy(policy)), o.policy, "encoded_hex");
         return { amount: BigInt(o.amount), policy };
       });
       const part = () => buildArkoorPart(input, isolateDust(allocateArkoorOutputs([input.amount], outputs)[0]!), { useCheckpoint: c.use_checkpoint });
 
       it("checkpoint tx, arkoor txs, ids, sighashes, tweaks and MuSig2 keys match the reference", () => {
-        expect(formatOutPoint(input.point)).to.equal(c.input_vtxo_id);
-        expect(input.amount).to.equal(BigInt(c.input_amount));
+        expectVector(formatOutPoint(input.point), c, "input_vtxo_id");
+        expectVector(input.amount, c, "input_amount");
         const p = part();
-        expect(p.normal.length).to.equal(c.normal_outputs);
-        expect(p.isolated.length).to.equal(c.isolated_outputs);
-        expect(toHex(encodeTx(p.checkpointTx!))).to.equal(c.checkpoint_tx_unsigned_hex);
-        expect(toHex(reverseBytes(txid(p.checkpointTx!)))).to.equal(c.checkpoint_txid);
-        expect(toHex(p.checkpointTaproot.scriptPubKey)).to.equal(c.checkpoint_output_script_pubkey);
-        expect(p.arkoorTxs.map((t) => toHex(encodeTx(t)))).to.deep.equal(c.arkoor_txs_unsigned_hex);
+        expectVector(p.normal.length, c, "normal_outputs");
+        expectVector(p.isolated.length, c, "isolated_outputs");
+        expectVector(toHex(encodeTx(p.checkpointTx!)), c, "checkpoint_tx_unsigned_hex");
+        expectVector(toHex(reverseBytes(txid(p.checkpointTx!))), c, "checkpoint_txid");
+        expectVector(toHex(p.checkpointTaproot.scriptPubKey), c, "checkpoint_output_script_pubkey");
+        expectVector(p.arkoorTxs.map((t) => toHex(encodeTx(t))), c, "arkoor_txs_unsigned_hex");
         const ids = p.arkoorTxs.map((t) => formatOutPoint({ txid: txid(t), vout: 0 }));
-        expect(ids).to.deep.equal(c.new_vtxo_ids);
-        expect(ids[0]).to.equal(c.expected_first_vtxo_id);
-        expect(p.signing.map((s) => toHex(s.sighash))).to.deep.equal(c.sighashes);
-        expect(p.signing.map((s) => toHex(s.tweak))).to.deep.equal(c.tap_tweaks);
-        expect(toHex(p.inputTweak)).to.equal(c.input_tap_tweak);
-        expect(toHex(p.checkpointTaproot.tweak)).to.equal(c.checkpoint_tap_tweak);
-        expect(p.signing.length).to.equal(c.nb_signatures);
-        expect(musigSortKeys(p.signers).map(toHex)).to.deep.equal(c.musig_key_order_sorted);
-        expect(toHex(musigAggregateKey(p.signers))).to.equal(c.musig_aggregate_xonly_untweaked);
+        expectVector(ids, c, "new_vtxo_ids");
+        expectVector(ids[0], c, "expected_first_vtxo_id");
+        expectVector(p.signing.map((s) => toHex(s.sighash)), c, "sighashes");
+        expectVector(p.signing.map((s) => toHex(s.tweak)), c, "tap_tweaks");
+        expectVector(toHex(p.inputTweak), c, "input_tap_tweak");
+        expectVector(toHex(p.checkpointTaproot.tweak), c, "checkpoint_tap_tweak");
+        expectVector(p.signing.length, c, "nb_signatures");
+        expectVector(musigSortKeys(p.signers).map(toHex), c, "musig_key_order_sorted");
+        expectVector(toHex(musigAggregateKey(p.signers)), c, "musig_aggregate_xonly_untweaked");
       });
 
       it("with the reference signatures the first new VTXO encodes byte-exact as the reference VTXO", () => {
@@ -91,7 +92,7 @@ describe("arkoor package construction (checkpoint, arkoor and fan-out txs, signa
         sigs[0] = cpItem!.transition.signature;
         sigs[1] = arkoorItem!.transition.signature;
         const [first] = arkoorOutputVtxos(p, sigs);
-        expect(toHex(encodeVtxo(first!))).to.equal(vtxoById(c.expected_first_vtxo_id).hex);
+        expectVector(toHex(encodeVtxo(first!)), vtxoById(c.expected_first_vtxo_id), "hex");
         expect(() => validateVtxo(first!, anchorTxOf(first!))).to.not.throw();
       });
 
@@ -104,7 +105,7 @@ describe("arkoor package construction (checkpoint, arkoor and fan-out txs, signa
           expect(ecc.verifySchnorr(s.sighash, musigTweakedKey(pkg.parts[0]!.signers, s.tweak), sigs[0]![i]!)).to.equal(true);
         });
         const vtxos = arkoorPackageVtxos(pkg, sigs);
-        expect(vtxos.map((v) => formatOutPoint(v.point))).to.deep.equal(c.new_vtxo_ids);
+        expectVector(vtxos.map((v) => formatOutPoint(v.point)), c, "new_vtxo_ids");
         for (const v of vtxos) {
           expect(() => validateVtxo(v, anchorTxOf(v))).to.not.throw();
           expect(v.genesis.length).to.equal(input.genesis.length + 2);

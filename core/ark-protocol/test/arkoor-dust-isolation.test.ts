@@ -1,6 +1,6 @@
 /** Dust isolation per arkoor input (bark's `ark::arkoor`, vector group `arkoor_dust_isolation`). */
 import { expect } from "chai";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, expectVector } from "./ark-vectors.js";
 import { ArkoorError, checkArkoorOutputs, isolateDust, type ArkoorDestination } from "../src/arkoor-allocation.js";
 
 const dests = (amounts: number[]): ArkoorDestination<string>[] => amounts.map((a, i) => ({ amount: BigInt(a), policy: `out${i}` }));
@@ -11,9 +11,11 @@ describe("arkoor dust isolation (sub-dust outputs in their own fan-out tx)", () 
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const v = c as any;
       const r = isolateDust(dests(v.outputs));
-      expect(r.normal.map((d) => Number(d.amount))).to.deep.equal(v.expected_normal);
-      expect(r.isolated.map((d) => Number(d.amount))).to.deep.equal(v.expected_isolated);
-      expect(r.isolated.length > 0).to.equal(v.dust_isolation_active);
+      expect(r.normal.length).to.equal(v.expected_normal.length);
+      r.normal.forEach((d, i) => expectVector(d.amount, v.expected_normal, i));
+      expect(r.isolated.length).to.equal(v.expected_isolated.length);
+      r.isolated.forEach((d, i) => expectVector(d.amount, v.expected_isolated, i));
+      expectVector(r.isolated.length > 0, v, "dust_isolation_active");
       const total = (xs: { amount: bigint }[]): bigint => xs.reduce((s, d) => s + d.amount, 0n);
       expect(total(r.normal) + total(r.isolated)).to.equal(BigInt((v.outputs as number[]).reduce((a, b) => a + b, 0)));
       if (r.isolated.length) expect(total(r.isolated) >= 330n).to.equal(true);

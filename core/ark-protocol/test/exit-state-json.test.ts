@@ -1,6 +1,6 @@
 /** Exit state persistence JSON (bark's `ExitState` serde form, vector group `exit_state_json`). */
 import { expect } from "chai";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, compareVector } from "./ark-vectors.js";
 import {
   ExitStateDecodeError,
   awaitDelta,
@@ -27,13 +27,16 @@ function blockRefsAsObjects(v: unknown): unknown {
 }
 
 describe("exit state JSON (bark's `ExitState`)", () => {
-  const examples = arkVectors.exit_state_json.examples as string[];
+  const fixtures = arkVectors.exit_state_json.examples;
+  const examples = [...fixtures] as string[];
 
   examples.forEach((json, i) => {
     it(`fixture ${i}: parses every field and writes the same fields back (${(JSON.parse(json) as { type: string }).type})`, () => {
-      const state = parseExitState(json);
-      expect(exitStateToJson(state)).to.deep.equal(blockRefsAsObjects(JSON.parse(json)));
-      expect(parseExitState(serializeExitState(state))).to.deep.equal(state);
+      compareVector(fixtures, i, (fixture: string) => {
+        const state = parseExitState(fixture);
+        expect(exitStateToJson(state)).to.deep.equal(blockRefsAsObjects(JSON.parse(fixture)));
+        expect(parseExitState(serializeExitState(state))).to.deep.equal(state);
+      });
     });
   });
 

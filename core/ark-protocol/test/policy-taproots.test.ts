@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import fc from "fast-check";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, expectVector } from "./ark-vectors.js";
 import { fromHex, toHex } from "../src/encoding.js";
 import { ProtocolDecodeError } from "../src/errors.js";
 import { aggregateXOnly } from "../src/keys.js";
@@ -18,7 +18,7 @@ import {
   type PolicyContext,
   type ServerVtxoPolicy,
 } from "../src/policy.js";
-import { expectTaproot, policyFromVector } from "./vector-helpers.js";
+import { expectPolicyFields, expectTaproot, policyFromVector } from "./vector-helpers.js";
 import { arbPolicy, arbPubkey } from "./arbitraries.js";
 
 describe("policy taproots (vector group `policy_taproots`, bark's `ark::vtxo::policy`)", () => {
@@ -27,26 +27,28 @@ describe("policy taproots (vector group `policy_taproots`, bark's `ark::vtxo::po
 
   it("agg(user, server) is the x-only BIP-327 KeyAgg in either order", () => {
     const u = fromHex(pt.user_pubkey);
-    expect(toHex(aggregateXOnly([u, ctx.serverPubkey]))).to.equal(pt.aggregate_user_server_xonly);
-    expect(toHex(aggregateXOnly([ctx.serverPubkey, u]))).to.equal(pt.aggregate_user_server_xonly);
+    expectVector(toHex(aggregateXOnly([u, ctx.serverPubkey])), pt, "aggregate_user_server_xonly");
+    expectVector(toHex(aggregateXOnly([ctx.serverPubkey, u])), pt, "aggregate_user_server_xonly");
   });
 
   for (const [i, entry] of (arkVectors.policy_taproots.policies as any[]).entries()) {
     it(`policy ${i}: encoding, tapscripts, control blocks and output key of \`${entry.policy.type}\``, () => {
       const vp = entry.policy;
       const policy = policyFromVector(vp);
-      if ("userPubkey" in policy) expect(toHex(policy.userPubkey)).to.equal(pt.user_pubkey);
-      if ("paymentHash" in policy) expect(toHex(policy.paymentHash)).to.equal(pt.payment_hash);
-      if ("unlockHash" in policy) expect(toHex(policy.unlockHash)).to.equal(pt.unlock_hash);
-      expect(toHex(encodePolicy(policy))).to.equal(vp.encoded_hex);
-      expect(decodeServerPolicy(fromHex(vp.encoded_hex))).to.deep.equal(policy);
+      if ("userPubkey" in policy) expectVector(toHex(policy.userPubkey), pt, "user_pubkey");
+      if ("paymentHash" in policy) expectVector(toHex(policy.paymentHash), pt, "payment_hash");
+      if ("unlockHash" in policy) expectVector(toHex(policy.unlockHash), pt, "unlock_hash");
+      expectVector(toHex(encodePolicy(policy)), vp, "encoded_hex");
+      const decoded = decodeServerPolicy(fromHex(vp.encoded_hex));
+      expect(decoded).to.deep.equal(policy);
+      expectPolicyFields(decoded, vp);
       expectTaproot(policyTaproot(policy, ctx), entry.taproot);
     });
   }
 
   it("minimal script-number pushes for CSV/CLTV arguments", () => {
     const examples = pt.script_encoding_examples.push_int;
-    for (const n of Object.keys(examples)) expect(toHex(pushNum(Number(n)))).to.equal(examples[n], `push_int(${n})`);
+    for (const n of Object.keys(examples)) expectVector(toHex(pushNum(Number(n))), examples, n, `push_int(${n})`);
     expect(toHex(pushNum(0))).to.equal("00");
   });
 

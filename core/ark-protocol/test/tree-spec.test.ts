@@ -4,7 +4,7 @@
  */
 import { expect } from "chai";
 import * as ecc from "tiny-secp256k1";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, compareVector, expectVector } from "./ark-vectors.js";
 import { fromHex, toHex, reverseBytes, ByteWriter } from "../src/encoding.js";
 import { decodeTx, encodeTx, txid, txidHex } from "../src/tx.js";
 import { ProtocolDecodeError } from "../src/errors.js";
@@ -47,7 +47,7 @@ function referenceRoundSpec(): { spec: VtxoTreeSpec; cosignSecrets: Map<string, 
   const others = (arkVectors.keys.vtxo_vector_round_other_users as { secret_key: string; public_key: string; cosign_secret_key: string; unlock_hash: string }[]).map((o) => {
     const cosign = pub(o.cosign_secret_key);
     cosignSecrets.set(toHex(cosign), fromHex(o.cosign_secret_key));
-    expect(toHex(pub(o.secret_key))).to.equal(o.public_key);
+    expectVector(toHex(pub(o.secret_key)), o, "public_key");
     return { policy: { type: "pubkey" as const, userPubkey: fromHex(o.public_key) }, amount: 5000n, cosignPubkey: cosign, unlockHash: fromHex(o.unlock_hash) };
   });
   cosignSecrets.set(G.server_cosign_key.public_key, fromHex(G.server_cosign_key.secret_key));
@@ -66,14 +66,17 @@ function referenceRoundSpec(): { spec: VtxoTreeSpec; cosignSecrets: Map<string, 
 
 describe("VTXO tree spec and round tree (radix 4)", () => {
   it("decodes the reference signed spec with the legacy u32 signature count (4 signatures) and re-encodes it as version 2", () => {
-    const signed = decodeSignedVtxoTreeSpec(fromHex(R.signed_vtxo_tree_spec_compat_hex.hex));
-    expect(signed.signatures.length).to.equal(4);
-    expect(signed.spec.leaves.length).to.equal(3);
-    expect(signed.spec.globalCosignPubkeys.length).to.equal(1);
-    expect(signed.spec.exitDelta).to.equal(2016);
-    const again = decodeSignedVtxoTreeSpec(encodeSignedVtxoTreeSpec(signed));
-    expect(again).to.deep.equal(signed);
-    expect(toHex(encodeSignedVtxoTreeSpec(signed)).slice(2)).to.not.equal(R.signed_vtxo_tree_spec_compat_hex.hex.slice(2));
+    // The vector is bytes in the legacy form: what they must decode to is checked here.
+    compareVector(R.signed_vtxo_tree_spec_compat_hex, "hex", (hex: string) => {
+      const signed = decodeSignedVtxoTreeSpec(fromHex(hex));
+      expect(signed.signatures.length).to.equal(4);
+      expect(signed.spec.leaves.length).to.equal(3);
+      expect(signed.spec.globalCosignPubkeys.length).to.equal(1);
+      expect(signed.spec.exitDelta).to.equal(2016);
+      const again = decodeSignedVtxoTreeSpec(encodeSignedVtxoTreeSpec(signed));
+      expect(again).to.deep.equal(signed);
+      expect(toHex(encodeSignedVtxoTreeSpec(signed)).slice(2)).to.not.equal(hex.slice(2));
+    });
   });
 
   it("rejects unknown versions, zero leaves, truncation and trailing bytes with typed errors", () => {
@@ -115,7 +118,7 @@ describe("VTXO tree spec and round tree (radix 4)", () => {
   it("rebuilds the reference round: funding output, node and leaf txs, sighashes, ids; the reference signatures verify", () => {
     const { spec } = referenceRoundSpec();
     const roundTx = decodeTx(fromHex(V2.round_tx.hex));
-    expect(txidHex(roundTx)).to.equal(V2.round_tx.txid);
+    expectVector(txidHex(roundTx), V2.round_tx, "txid");
     const funding = vtxoTreeFundingOutput(spec);
     expect(toHex(funding.script)).to.equal(toHex(roundTx.outputs[0]!.script));
     expect(funding.value).to.equal(roundTx.outputs[0]!.value);
@@ -124,44 +127,46 @@ describe("VTXO tree spec and round tree (radix 4)", () => {
       const v = vtxoNamed(name);
       const branch = treeBranch(tree, leafIdx).reverse();
       const chain = [...branch.map((b) => tree.txs[b.nodeIdx]!), tree.txs[leafIdx]!];
-      expect(chain.length).to.equal(v.exit_depth);
-      v.exit_transactions.forEach((e: { unsigned_hex: string; txid: string; sighash_default: string; signature_verifies_under_xonly: string; spent_output: { value: number; script_pubkey: string } }, i: number) => {
-        expect(toHex(encodeTx(chain[i]!)), `${name} tx ${i}`).to.equal(e.unsigned_hex);
-        expect(txidHex(chain[i]!)).to.equal(e.txid);
+      expectVector(chain.length, v, "exit_depth");
+      v.exit_transactions.forEach((e: any, i: number) => {
+        expectVector(toHex(encodeTx(chain[i]!)), e, "unsigned_hex", `${name} tx ${i}`);
+        expectVector(txidHex(chain[i]!), e, "txid");
         const sighash = i < branch.length ? branch[i]!.sighash : treeLeafUnlockSighash(tree, leafIdx);
-        expect(toHex(sighash)).to.equal(e.sighash_default);
+        expectVector(toHex(sighash), e, "sighash_default");
         if (i < branch.length) {
-          expect(branch[i]!.prevout.value).to.equal(BigInt(e.spent_output.value));
-          expect(toHex(branch[i]!.prevout.script)).to.equal(e.spent_output.script_pubkey);
-          expect(toHex(musigTweakedKey(branch[i]!.cosignKeys, branch[i]!.tweak))).to.equal(e.signature_verifies_under_xonly);
-          expect(branch[i]!.cosignKeys.map(toHex)).to.deep.equal(v.genesis[i].transition.pubkeys);
+          expectVector(branch[i]!.prevout.value, e.spent_output, "value");
+          expectVector(toHex(branch[i]!.prevout.script), e.spent_output, "script_pubkey");
+          expectVector(toHex(musigTweakedKey(branch[i]!.cosignKeys, branch[i]!.tweak)), e, "signature_verifies_under_xonly");
+          expectVector(branch[i]!.cosignKeys.map(toHex), v.genesis[i].transition, "pubkeys");
         } else {
-          expect(toHex(tree.leafTaproots[leafIdx]!.internalKey)).to.equal(e.signature_verifies_under_xonly);
+          expectVector(toHex(tree.leafTaproots[leafIdx]!.internalKey), e, "signature_verifies_under_xonly");
         }
         const sig = fromHex(v.genesis[i].transition.signature);
         expect(ecc.verifySchnorr(sighash, fromHex(e.signature_verifies_under_xonly), sig)).to.equal(true);
       });
-      expect(`${toHex(reverseBytes(txid(tree.txs[leafIdx]!)))}:0`).to.equal(v.vtxo_id);
+      expectVector(`${toHex(reverseBytes(txid(tree.txs[leafIdx]!)))}:0`, v, "vtxo_id");
     }
   });
 
   it("pointers to reference vectors of other areas are well-formed; the 27-leaf tree one of them names builds", () => {
-    const locations = R.other_locations as string[];
+    const locations = R.other_locations;
     expect(locations.length).to.equal(3);
-    for (const l of locations) expect(l).to.match(/^[a-z-]+\/src\/[a-z_/]+\.rs: \S/);
+    for (let i = 0; i < locations.length; i++) compareVector(locations, i, (l: string) => expect(l).to.match(/^[a-z-]+\/src\/[a-z_/]+\.rs: \S/));
     // The reference hashes the sighashes of a tree whose keys come from a seeded Rust RNG, so the
     // hash itself cannot be reproduced here; the tree it describes can.
-    const m = /(\d+)-leaf tree/.exec(locations[1]!);
-    expect(m, "27-leaf pointer").to.not.equal(null);
-    const n = Number(m![1]);
-    const { spec } = referenceRoundSpec();
-    const leaves = Array.from({ length: n }, (_, i) => ({ ...spec.leaves[i % spec.leaves.length]!, amount: 100_000n }));
-    const tree = buildUnsignedVtxoTree({ ...spec, leaves }, { txid: new Uint8Array(32).fill(1), vout: 1 });
-    expect(tree.txs.length).to.equal(treeNodeCount(n)).and.to.equal(36);
-    expect(tree.internal.length).to.equal(9);
-    expect(vtxoTreeFundingOutput({ ...spec, leaves }).value).to.equal(2_700_000n);
-    expect(locations[0]).to.include("lightning");
-    expect(locations[2]).to.include("no protocol meaning");
+    compareVector(locations, 1, (l: string) => {
+      const m = /(\d+)-leaf tree/.exec(l);
+      expect(m, "27-leaf pointer").to.not.equal(null);
+      const n = Number(m![1]);
+      const { spec } = referenceRoundSpec();
+      const leaves = Array.from({ length: n }, (_, i) => ({ ...spec.leaves[i % spec.leaves.length]!, amount: 100_000n }));
+      const tree = buildUnsignedVtxoTree({ ...spec, leaves }, { txid: new Uint8Array(32).fill(1), vout: 1 });
+      expect(tree.txs.length).to.equal(treeNodeCount(n)).and.to.equal(36);
+      expect(tree.internal.length).to.equal(9);
+      expect(vtxoTreeFundingOutput({ ...spec, leaves }).value).to.equal(2_700_000n);
+    });
+    compareVector(locations, 0, (l: string) => expect(l).to.include("lightning"));
+    compareVector(locations, 2, (l: string) => expect(l).to.include("no protocol meaning"));
   });
 
   it("all cosigners (7 leaves + server) MuSig2-sign the internal nodes; signatures verify under the tweaked aggregate", () => {

@@ -1,6 +1,6 @@
 import { expect } from "chai";
-import { arkVectors } from "./ark-vectors.js";
-import { expectTaproot, policyFromVector } from "./vector-helpers.js";
+import { arkVectors, compareVector, expectVector } from "./ark-vectors.js";
+import { expectPolicyFields, expectTaproot, policyFromVector } from "./vector-helpers.js";
 import { fromHex, parseOutPoint, formatOutPoint, toHex, utf8 } from "../src/encoding.js";
 import { VtxoValidationError } from "../src/errors.js";
 import { sha256 } from "../src/hashes.js";
@@ -30,32 +30,35 @@ const GROUPS = ["encoding_version_2", "encoding_version_1"] as const;
 
 function checkAnchorTx(v: any): Transaction {
   const tx = decodeTx(fromHex(v.hex));
-  expect(txidHex(tx)).to.equal(v.txid);
-  expect(toHex(encodeTx(tx))).to.equal(v.hex);
+  expectVector(txidHex(tx), v, "txid");
+  expectVector(toHex(encodeTx(tx)), v, "hex");
   return tx;
 }
 
 function checkTransition(item: GenesisItem, vt: any, ctx: ReturnType<typeof vtxoPolicyContext>): void {
   const t = item.transition;
-  expect(t.kind).to.equal(vt.kind);
-  expect(toHex(writeTransition(new ByteWriter(), t).finish())).to.equal(vt.encoded_hex);
-  expect(t.signature ? toHex(t.signature) : null).to.equal(vt.signature);
+  expectVector(t.kind, vt, "kind");
+  expectVector(toHex(writeTransition(new ByteWriter(), t).finish()), vt, "encoded_hex");
+  expectVector(t.signature ? toHex(t.signature) : null, vt, "signature");
   const spent = transitionSpentOutput(t, ctx);
   const it = vt.input_taproot;
   if (t.kind === "cosigned") {
-    expect(t.pubkeys.map(toHex)).to.deep.equal(vt.pubkeys);
+    expectVector(t.pubkeys.map(toHex), vt, "pubkeys");
     expectTaproot(spent.taproot!, it);
   } else if (t.kind === "arkoor") {
-    expect(t.clientCosigners.map(toHex)).to.deep.equal(vt.client_cosigners);
-    expect(toHex(t.tapTweak)).to.equal(vt.tap_tweak);
-    expect(toHex(spent.aggregateKey)).to.equal(it.aggregate_key_xonly_of_cosigners_plus_server);
-    expect(toHex(spent.tapTweak)).to.equal(it.tap_tweak);
-    expect(toHex(spent.signingKey)).to.equal(it.output_key_xonly);
-    expect(toHex(spent.scriptPubKey)).to.equal(it.script_pubkey);
+    expectVector(t.clientCosigners.map(toHex), vt, "client_cosigners");
+    expectVector(toHex(t.tapTweak), vt, "tap_tweak");
+    expectVector(toHex(spent.aggregateKey), it, "aggregate_key_xonly_of_cosigners_plus_server");
+    expectVector(toHex(spent.tapTweak), it, "tap_tweak");
+    expectVector(toHex(spent.signingKey), it, "output_key_xonly");
+    expectVector(toHex(spent.scriptPubKey), it, "script_pubkey");
   } else {
-    expect(toHex(t.userPubkey)).to.equal(vt.user_pubkey);
+    expectVector(toHex(t.userPubkey), vt, "user_pubkey");
     expect(t.unlock.type).to.equal("preimage");
-    if (t.unlock.type === "preimage") expect(toHex(t.unlock.preimage)).to.equal(vt.unlock_preimage);
+    if (t.unlock.type === "preimage") {
+      expectVector(toHex(t.unlock.preimage), vt, "unlock_preimage");
+      expectVector(toHex(sha256(t.unlock.preimage)), vt, "unlock_hash");
+    }
     expect(toHex(sha256(fromHex(vt.unlock_preimage)))).to.equal(vt.unlock_hash);
     expectTaproot(spent.taproot!, it);
   }
@@ -72,49 +75,55 @@ for (const group of GROUPS) {
     ]);
     const serverPubkey = toHex(pubkeyFromSecret(fromHex(g.server_key)));
 
+    it("anchor and round txs decode to their txids and re-encode byte for byte", () => {
+      checkAnchorTx(g.anchor_tx);
+      checkAnchorTx(g.round_tx);
+    });
+
     for (const [idx, vv] of (g.vtxos as any[]).entries()) {
       describe(`vtxo ${idx} (${vv.name})`, () => {
         const vtxo: Vtxo = decodeVtxo(fromHex(vv.hex));
         const ctx = vtxoPolicyContext(vtxo);
 
         it("decodes every field and reports its id", () => {
-          expect(peekVtxoVersion(fromHex(vv.hex))).to.equal(vv.encoding_version);
-          expect(vtxoIdString(vtxo)).to.equal(vv.vtxo_id);
-          expect(toHex(vtxoId(vtxo))).to.equal(vv.vtxo_id_bytes_hex);
-          expect(vtxo.amount).to.equal(BigInt(vv.amount));
-          expect(vtxo.expiryHeight).to.equal(vv.expiry_height);
-          expect(toHex(vtxo.serverPubkey)).to.equal(vv.server_pubkey);
+          expectVector(peekVtxoVersion(fromHex(vv.hex)), vv, "encoding_version");
+          expectVector(vtxoIdString(vtxo), vv, "vtxo_id");
+          expectVector(toHex(vtxoId(vtxo)), vv, "vtxo_id_bytes_hex");
+          expectVector(vtxo.amount, vv, "amount");
+          expectVector(vtxo.expiryHeight, vv, "expiry_height");
+          expectVector(toHex(vtxo.serverPubkey), vv, "server_pubkey");
           expect(toHex(vtxo.serverPubkey)).to.equal(serverPubkey);
-          expect(vtxo.exitDelta).to.equal(vv.exit_delta);
-          expect(formatOutPoint(vtxo.anchorPoint)).to.equal(vv.chain_anchor);
-          expect(exitDepth(vtxo)).to.equal(vv.exit_depth);
+          expectVector(vtxo.exitDelta, vv, "exit_delta");
+          expectVector(formatOutPoint(vtxo.anchorPoint), vv, "chain_anchor");
+          expectVector(exitDepth(vtxo), vv, "exit_depth");
         });
 
         it("re-encodes byte for byte (version 1 input: as version 2, and as version 1 on request)", () => {
           if (vv.encoding_version === 2) {
-            expect(toHex(encodeVtxo(vtxo))).to.equal(vv.hex);
+            expectVector(toHex(encodeVtxo(vtxo)), vv, "hex");
           } else {
-            expect(toHex(encodeVtxo(vtxo))).to.equal(vv.reencoded_as_version_2_hex);
-            expect(toHex(encodeVtxo(vtxo, 1))).to.equal(vv.hex);
-            expect(vtxoIdString(decodeVtxo(fromHex(vv.reencoded_as_version_2_hex)))).to.equal(vv.vtxo_id);
+            expectVector(toHex(encodeVtxo(vtxo)), vv, "reencoded_as_version_2_hex");
+            expectVector(toHex(encodeVtxo(vtxo, 1)), vv, "hex");
+            expectVector(vtxoIdString(decodeVtxo(fromHex(vv.reencoded_as_version_2_hex))), vv, "vtxo_id");
           }
           expect(toHex(encodeVtxo(decodeServerVtxo(fromHex(vv.hex))))).to.equal(toHex(encodeVtxo(vtxo)));
         });
 
         it("bare form: encodes without genesis and decodes from both the bare and the full bytes", () => {
-          expect(toHex(encodeBareVtxo(vtxo))).to.equal(vv.bare_hex);
+          expectVector(toHex(encodeBareVtxo(vtxo)), vv, "bare_hex");
           const fromBare = decodeBareVtxo(fromHex(vv.bare_hex));
           const fromFull = decodeBareVtxo(fromHex(vv.hex));
           expect(fromBare).to.deep.equal(fromFull);
-          expect(formatOutPoint(fromBare.point)).to.equal(vv.vtxo_id);
+          expectVector(formatOutPoint(fromBare.point), vv, "vtxo_id");
         });
 
         it("policy and its taproot output", () => {
           const expected = policyFromVector(vv.policy);
           expect(vtxo.policy).to.deep.equal(expected);
-          expect(toHex(encodePolicy(vtxo.policy))).to.equal(vv.policy.encoded_hex);
+          expectPolicyFields(vtxo.policy, vv.policy);
+          expectVector(toHex(encodePolicy(vtxo.policy)), vv.policy, "encoded_hex");
           expectTaproot(policyTaproot(vtxo.policy, ctx), vv.output_taproot);
-          expect(toHex(policyScriptPubKey(vtxo.policy, ctx))).to.equal(vv.output_script_pubkey);
+          expectVector(toHex(policyScriptPubKey(vtxo.policy, ctx)), vv, "output_script_pubkey");
         });
 
         it("genesis items: transitions, spent-output taproots, outputs and fees", () => {
@@ -122,12 +131,14 @@ for (const group of GROUPS) {
           vv.genesis.forEach((gi: any, i: number) => {
             const item = vtxo.genesis[i]!;
             checkTransition(item, gi.transition, ctx);
-            expect(item.outputIdx).to.equal(gi.output_idx);
-            expect(item.otherOutputs.length + 1).to.equal(gi.nb_outputs_byte);
-            expect(item.otherOutputs.map((o) => ({ value: Number(o.value), script_pubkey: toHex(o.script) }))).to.deep.equal(
-              gi.other_outputs.map((o: any) => ({ value: o.value, script_pubkey: o.script_pubkey })),
-            );
-            expect(item.feeAmount).to.equal(BigInt(gi.fee_amount));
+            expectVector(item.outputIdx, gi, "output_idx");
+            expectVector(item.otherOutputs.length + 1, gi, "nb_outputs_byte");
+            expect(item.otherOutputs.length).to.equal(gi.other_outputs.length);
+            item.otherOutputs.forEach((o, j) => {
+              expectVector(o.value, gi.other_outputs[j], "value");
+              expectVector(toHex(o.script), gi.other_outputs[j], "script_pubkey");
+            });
+            expectVector(item.feeAmount, gi, "fee_amount");
           });
         });
 
@@ -136,19 +147,20 @@ for (const group of GROUPS) {
           expect(chain.length).to.equal(vv.exit_transactions.length);
           vv.exit_transactions.forEach((et: any, i: number) => {
             const e = chain[i]!;
-            expect(i).to.equal(et.index);
-            expect(txidHex(e.tx)).to.equal(et.txid);
-            expect(toHex(encodeTx(e.tx))).to.equal(et.hex);
-            expect(toHex(encodeTx(e.tx, false))).to.equal(et.unsigned_hex);
-            expect(e.outputIdx).to.equal(et.vtxo_output_index);
-            expect(formatOutPoint(e.prevout)).to.equal(et.spent_output.outpoint);
-            expect(e.spentOutput.value).to.equal(BigInt(et.spent_output.value));
-            expect(toHex(e.spentOutput.script)).to.equal(et.spent_output.script_pubkey);
-            expect(e.spent.unlockLeaf ? "script" : "key").to.equal(et.spend_path.split(" ")[0]);
-            expect(toHex(e.sighash)).to.equal(et.sighash_default);
-            expect(toHex(e.spent.signingKey)).to.equal(et.signature_verifies_under_xonly);
+            expectVector(i, et, "index");
+            expectVector(txidHex(e.tx), et, "txid");
+            expectVector(toHex(encodeTx(e.tx)), et, "hex");
+            expectVector(toHex(encodeTx(e.tx, false)), et, "unsigned_hex");
+            expectVector(e.outputIdx, et, "vtxo_output_index");
+            expectVector(formatOutPoint(e.prevout), et.spent_output, "outpoint");
+            expectVector(e.spentOutput.value, et.spent_output, "value");
+            expectVector(toHex(e.spentOutput.script), et.spent_output, "script_pubkey");
+            // The spend path reads "key …" or "script …": its first word names the path taken.
+            compareVector(et, "spend_path", (path: string) => expect(e.spent.unlockLeaf ? "script" : "key").to.equal(path.split(" ")[0]));
+            expectVector(toHex(e.sighash), et, "sighash_default");
+            expectVector(toHex(e.spent.signingKey), et, "signature_verifies_under_xonly");
           });
-          expect(formatOutPoint({ txid: chain.at(-1)!.txid, vout: chain.at(-1)!.outputIdx })).to.equal(vv.vtxo_id);
+          expectVector(formatOutPoint({ txid: chain.at(-1)!.txid, vout: chain.at(-1)!.outputIdx }), vv, "vtxo_id");
           expect(ancestorIdStrings(vtxo)).to.deep.equal(vv.exit_transactions.slice(1).map((et: any) => et.spent_output.outpoint));
         });
 
@@ -186,7 +198,7 @@ for (const group of GROUPS) {
 
     it("arkoor3_user_key owns the arkoor3 VTXO", () => {
       const v = g.vtxos.find((x: any) => x.name === "arkoor3_vtxo");
-      expect(toHex(pubkeyFromSecret(fromHex(g.arkoor3_user_key)))).to.equal(v.policy.user_pubkey);
+      expectVector(toHex(pubkeyFromSecret(fromHex(g.arkoor3_user_key))), v.policy, "user_pubkey");
     });
 
     it("round tree: siblings are hArk leaf outputs of the other users; cosign keys are all listed", () => {
@@ -220,10 +232,10 @@ describe("VTXO generation parameters (`vtxo_encoding.generation_parameters`)", (
 
   it("board: expiry, exit delta, funding amount and fee", () => {
     const board = byName("board_vtxo");
-    expect(board.expiryHeight).to.equal(p.expiry_height);
-    expect(board.exitDelta).to.equal(p.exit_delta);
-    expect(chainAmount(board)).to.equal(BigInt(p.board_amount));
-    expect(board.genesis[0]!.feeAmount).to.equal(BigInt(p.board_fee));
+    expectVector(board.expiryHeight, p, "expiry_height");
+    expectVector(board.exitDelta, p, "exit_delta");
+    expectVector(chainAmount(board), p, "board_amount");
+    expectVector(board.genesis[0]!.feeAmount, p, "board_fee");
     expect(board.amount).to.equal(BigInt(p.board_amount - p.board_fee));
   });
 
@@ -231,35 +243,38 @@ describe("VTXO generation parameters (`vtxo_encoding.generation_parameters`)", (
     const a = byName("arkoor_htlc_out_vtxo").policy;
     const r = byName("round2_vtxo").policy;
     if (a.type !== "server-htlc-send-v1" || r.type !== "server-htlc-receive-v1") throw new Error(`unexpected policies ${a.type} ${r.type}`);
-    expect(toHex(a.paymentHash)).to.equal(toHex(sha256(utf8(p.arkoor1_payment_hash_preimage_ascii))));
-    expect(a.htlcExpiry).to.equal(p.arkoor1_htlc_expiry);
-    expect(toHex(r.paymentHash)).to.equal(toHex(sha256(utf8(p.round2_payment_hash_preimage_ascii))));
-    expect(r.htlcExpiry).to.equal(p.round2_htlc_expiry);
-    expect(r.htlcExpiryDelta).to.equal(p.round2_htlc_expiry_delta);
+    compareVector(p, "arkoor1_payment_hash_preimage_ascii", (pre: string) => expect(toHex(a.paymentHash)).to.equal(toHex(sha256(utf8(pre)))));
+    expectVector(a.htlcExpiry, p, "arkoor1_htlc_expiry");
+    compareVector(p, "round2_payment_hash_preimage_ascii", (pre: string) => expect(toHex(r.paymentHash)).to.equal(toHex(sha256(utf8(pre)))));
+    expectVector(r.htlcExpiry, p, "round2_htlc_expiry");
+    expectVector(r.htlcExpiryDelta, p, "round2_htlc_expiry_delta");
   });
 
   it("round leaves are unlocked with the listed preimages", () => {
-    for (const [name, pre] of [["round1_vtxo", p.round_unlock_preimages.round1], ["round2_vtxo", p.round_unlock_preimages.round2]] as const) {
+    for (const [name, key] of [["round1_vtxo", "round1"], ["round2_vtxo", "round2"]] as const) {
       const t = byName(name).genesis.at(-1)!.transition;
       if (t.kind !== "hash-locked-cosigned-v1" || t.unlock.type !== "preimage") throw new Error("expected a hash-locked v1 transition with preimage");
-      expect(toHex(t.unlock.preimage)).to.equal(pre);
+      expectVector(toHex(t.unlock.preimage), p.round_unlock_preimages, key);
     }
   });
 
   it("round tree description: the root output holds the listed leaf amounts", () => {
-    const desc: string = p.round_tree;
-    const m = /\[round1 \(([\d_]+)\), round2 \(([\d_]+)\), (\d+) x other \(([\d_]+)\)\]/.exec(desc);
-    expect(m, desc).to.not.equal(null);
-    const n = (s: string) => BigInt(s.replace(/_/g, ""));
-    const total = n(m![1]!) + n(m![2]!) + BigInt(m![3]!) * n(m![4]!);
-    expect(chainAmount(byName("round1_vtxo"))).to.equal(total);
-    expect(BigInt(m![3]!)).to.equal(BigInt(arkVectors.keys.vtxo_vector_round_other_users.length));
-    expect(desc).to.match(/radix 4/);
+    compareVector(p, "round_tree", (desc: string) => {
+      const m = /\[round1 \(([\d_]+)\), round2 \(([\d_]+)\), (\d+) x other \(([\d_]+)\)\]/.exec(desc);
+      expect(m, desc).to.not.equal(null);
+      const n = (s: string) => BigInt(s.replace(/_/g, ""));
+      const total = n(m![1]!) + n(m![2]!) + BigInt(m![3]!) * n(m![4]!);
+      expect(chainAmount(byName("round1_vtxo"))).to.equal(total);
+      expect(n(m![1]!)).to.equal(byName("round1_vtxo").amount);
+      expect(n(m![2]!)).to.equal(byName("round2_vtxo").amount);
+      expect(BigInt(m![3]!)).to.equal(BigInt(arkVectors.keys.vtxo_vector_round_other_users.length));
+      expect(desc).to.match(/radix 4/);
+    });
     expect(toXOnly(byName("round1_vtxo").serverPubkey).length).to.equal(32);
   });
 
   it("outpoint strings parse back to the same outpoint", () => {
-    const id = arkVectors.vtxo_encoding.encoding_version_2.vtxos[0].vtxo_id;
-    expect(formatOutPoint(parseOutPoint(id))).to.equal(id);
+    const v = arkVectors.vtxo_encoding.encoding_version_2.vtxos[0];
+    expectVector(formatOutPoint(parseOutPoint(v.vtxo_id)), v, "vtxo_id");
   });
 });

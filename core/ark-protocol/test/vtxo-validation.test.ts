@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { arkVectors } from "./ark-vectors.js";
+import { arkVectors, expectVector } from "./ark-vectors.js";
 import { fromHex, toHex } from "../src/encoding.js";
 import { VtxoValidationError } from "../src/errors.js";
 import { policyScriptPubKey } from "../src/policy.js";
@@ -40,7 +40,7 @@ describe("VTXO validation rules (against the chain anchor; exit standardness)", 
     const last = exitChain(round1).at(-1)!;
     const w = last.tx.inputs[0]!.witness;
     expect(w.length).to.equal(4);
-    expect(toHex(w[1]!)).to.equal(g.vtxos.find((v: any) => v.name === "round1_vtxo").genesis[2].transition.unlock_preimage);
+    expectVector(toHex(w[1]!), g.vtxos.find((v: any) => v.name === "round1_vtxo").genesis[2].transition, "unlock_preimage");
     expect(toHex(w[2]!)).to.equal(toHex(last.spent.unlockLeaf!.script));
   });
 
