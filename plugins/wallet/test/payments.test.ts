@@ -47,6 +47,14 @@ describe("send destination classification (barkd's order and errors)", () => {
     expect(classify("lnbcrt1u1pjexample", null, "hi")).to.equal("400 comment is not supported for BOLT-11 invoices");
     expect(classify("hello")).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
   });
+
+  it("refuses a very long destination at once (no quadratic base58 decoding on the event loop)", () => {
+    for (const d of ["x".repeat(100_000), "1" + "a".repeat(100_000), "2".repeat(100_000)]) {
+      const started = performance.now();
+      expect(classify(d)).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
+      expect(performance.now() - started, `${d.slice(0, 3)}… (${d.length} characters)`).to.be.below(200);
+    }
+  });
 });
 
 describe("send destinations (the wallet's send extension point)", () => {

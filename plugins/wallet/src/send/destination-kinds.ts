@@ -52,7 +52,13 @@ function btcNetworkOf(walletNetwork: string): BtcNetwork {
   return walletNetwork === "mainnet" ? networks.bitcoin : walletNetwork === "regtest" ? networks.regtest : networks.testnet;
 }
 
+/** The longest bitcoin address: a segwit address has at most 90 characters, a base58 one 35. */
+const MAX_ADDRESS_LENGTH = 90;
+
 function isBitcoinAddressAnyNetwork(s: string): boolean {
+  // base58 decoding takes time quadratic in the length: a long string is no address, and must not
+  // hold the event loop (a 100 000-character destination took minutes)
+  if (s.length > MAX_ADDRESS_LENGTH) return false;
   return [networks.bitcoin, networks.testnet, networks.regtest].some((n) => {
     try {
       btcAddress.toOutputScript(s, n);
