@@ -28,6 +28,12 @@ const testPlugin = definePlugin({
       handler: ({ body }) => ({ amount_sat: body.amount_sat }),
     });
     ctx.route({
+      method: "post", path: "/api/v1/notes", operationId: "note",
+      body: z.unknown(),
+      responses: { 200: { description: "any JSON value (as a merge patch)" } },
+      handler: ({ body }) => ({ body }),
+    });
+    ctx.route({
       method: "get", path: "/api/v1/wallet-only", operationId: "wallet_only", requiresWallet: true,
       responses: { 200: { description: "needs a wallet" } },
       handler: () => ({ ok: true }),
@@ -50,6 +56,21 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
   let kernel: Kernel;
   let base: string;
   const auth = { Authorization: `Bearer ${token.encode()}` };
+
+  /** A request with exactly these bytes (fetch refuses a body on GET and rewrites some paths). */
+  const raw = async (method: string, path: string, headers: Record<string, string>, body?: Buffer | string) => {
+    const { request } = await import("node:http");
+    return new Promise<{ status: number; type: string | undefined; body: string }>((resolve, reject) => {
+      const r = request(`${base}${path}`, { method, headers: { ...headers, ...(body !== undefined ? { "content-length": String(Buffer.byteLength(body)) } : {}) } }, (res) => {
+        let text = "";
+        res.setEncoding("utf8");
+        res.on("data", (c: string) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode!, type: res.headers["content-type"], body: text }));
+      });
+      r.on("error", reject);
+      r.end(body);
+    });
+  };
 
   before(async () => {
     kernel = new Kernel({ config: config({ allowedOrigins: ["http://good.example"] }), plugins: [testPlugin], logger: silentLogger, authToken: token });
@@ -85,6 +106,49 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
     const ok = await post('{"amount_sat": 5, "unknown": true}', "application/merge-patch+json");
     expect(ok.status).to.equal(200);
     expect(await ok.json()).to.deep.equal({ amount_sat: 5 });
+  });
+
+  it("answers a body that is not UTF-8, starts with a byte-order mark or holds half a surrogate pair with a plain-text 400", async () => {
+    const post = (body: Buffer | string) => raw("POST", "/api/v1/things", { ...auth, "content-type": "application/json" }, body);
+    for (const body of [
+      Buffer.concat([Buffer.from('{"amount_sat":1,"x":"'), Buffer.from([0xff, 0xfe]), Buffer.from('"}')]),
+      "\ufeff{\"amount_sat\":1}", '{"amount_sat":1,"x":"\\ud800"}', '{"amount_sat":1,"x":"a\\udc00"}', '{"amount_sat":1,"\\ud83d":1}',
+    ]) {
+      const r = await post(body);
+      expect(r.status, String(body)).to.equal(400);
+      expect(r.type, String(body)).to.match(/^text\/plain/);
+    }
+    expect((await post('{"amount_sat":1,"x":"\\ud83d\\ude00 \\\\ud800"}')).status, "a pair and an escaped backslash").to.equal(200);
+  });
+
+  it("answers a key given twice or a floating point literal for an integer with a plain-text 422, where the body is a struct", async () => {
+    const post = (path: string, body: string) => raw("POST", path, { ...auth, "content-type": "application/json" }, body);
+    for (const body of ['{"amount_sat":1,"amount_sat":2}', '{"amount_sat":1.0}', '{"amount_sat":1e3}', '{"amount_sat":-0}', '{"amount_sat":5,"x":1,"\\u0061mount_sat":5}']) {
+      const r = await post("/api/v1/things", body);
+      expect(r.status, body).to.equal(422);
+      expect(r.type, body).to.match(/^text\/plain/);
+    }
+    expect((await post("/api/v1/things", '{"amount_sat":5,"x":1.5,"x":2}')).status, "unknown keys are ignored").to.equal(200);
+    // any JSON value (a merge patch): repeated keys and floating point numbers are data
+    const note = await post("/api/v1/notes", '{"a":1,"a":2.0,"b":[1e3]}');
+    expect(note.status).to.equal(200);
+    expect(JSON.parse(note.body)).to.deep.equal({ body: { a: 2, b: [1000] } });
+  });
+
+  it("reads the body last, and never on a route that takes none", async () => {
+    const big = Buffer.alloc(3 * 1024 * 1024, 0x61);
+    const get = await raw("GET", "/api/v1/things/7", { ...auth, "content-type": "text/plain" }, big);
+    expect([get.status, get.body]).to.deep.equal([200, '{"index":7}']);
+    expect((await raw("POST", "/api/v1/things", { ...auth, "content-type": "text/plain" }, big)).status, "content type before size").to.equal(415);
+    expect((await raw("DELETE", "/api/v1/things/7", auth, big)).status, "another method").to.equal(405);
+    const unrouted = await raw("POST", "/api/v1/nowhere", {}, Buffer.from([0x68, 0xff]));
+    expect([unrouted.status, unrouted.type]).to.deep.equal([400, "text/plain; charset=utf-8"]);
+  });
+
+  it("answers a broken percent-escape after the method and token checks (405, 401), like any bad path parameter", async () => {
+    expect((await raw("GET", "/api/v1/things/%zz", {})).status).to.equal(401);
+    expect((await raw("DELETE", "/api/v1/things/%zz", auth)).status).to.equal(405);
+    expect((await raw("GET", "/api/v1/things/%C3%28", auth)).status).to.equal(400);
   });
 
   it("answers 413 for a body over 2 MiB", async () => {

@@ -4,7 +4,8 @@ import type { Logger } from "../log/logger.js";
 import type { AuthToken } from "./auth-token.js";
 import { checkBearer } from "./auth-guard.js";
 import { HttpError, UnprocessableEntityError, causeChainMessage } from "./errors.js";
-import { RequestRejection, extractBody, extractParams, extractQuery } from "./extract.js";
+import { RequestRejection, extractBody, extractParams, extractQuery, requireJsonContentType } from "./extract.js";
+import { decodeUtf8 } from "./json-text.js";
 import { requestOriginGuard } from "./request-origin.js";
 import { compareSpecificity, pathMatcher, toExpressPath, type RouteDefinition } from "./route.js";
 
@@ -95,14 +96,25 @@ export function buildApp(opts: AppOptions): express.Express {
   app.options(/.*/, (req, res, next) => (isRouted(req.path) ? res.status(200).end() : next()));
 
   const rawBody = express.raw({ type: () => true, limit: BODY_LIMIT });
+  /** Reads the whole body (413 past the limit); an absent body reads as empty. */
+  const readBody = (req: Request, res: Response) =>
+    new Promise<Buffer>((resolve, reject) => {
+      rawBody(req, res, (err?: unknown) => (err ? reject(err) : resolve(Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0))));
+    });
   for (const route of routes) {
     const auth = routeAuth(route);
     const handler = async (req: Request, res: Response) => {
       try {
-        // `guard` routes were authenticated by `guardBeforeBody`, before the body was read.
+        // `guard` routes were authenticated by `guardBeforeBody`. Then, as barkd's extractors: path,
+        // query, content type, and only then the body (so 413 comes last); a route without a body
+        // never reads one (whatever its size or type).
         const params = extractParams(route.params, req);
         const query = extractQuery(route.query, req);
-        const body = route.body ? extractBody(route.body, req, req.body as Buffer | undefined) : undefined;
+        let body: unknown;
+        if (route.body) {
+          requireJsonContentType(req);
+          body = extractBody(route.body, req, await readBody(req, res));
+        }
         if (auth === "handler" && opts.authToken) checkBearer(req, opts.authToken);
         if (route.requiresWallet && !opts.isWalletLoaded()) throw new UnprocessableEntityError("No wallet set");
         sendResult(res, await route.handler({ params, query, body, req, res }));
@@ -123,20 +135,48 @@ export function buildApp(opts: AppOptions): express.Express {
       }
       next();
     };
-    app[route.method](path, guardBeforeBody, rawBody, handler);
+    app[route.method](path, guardBeforeBody, handler);
   }
 
   opts.mount?.(app);
 
-  // Known path, other method: 405 with an empty body. Unknown path: 404 JSON string.
-  app.use(rawBody, (req: Request, res: Response) => {
+  // Known path, other method: 405 with an empty body (the body is not read). Unknown path: 404
+  // JSON string echoing the body, which barkd reads as UTF-8 text (400 when it is not, 413 past the limit).
+  app.use((req: Request, res: Response, next: NextFunction) => {
     if (isRouted(req.path)) {
       res.status(405).end();
       return;
     }
-    const text = Buffer.isBuffer(req.body) ? req.body.toString("utf8") : "";
-    res.status(404).json(`path not found: ${text}`);
+    readBody(req, res).then((raw) => {
+      const text = decodeUtf8(raw);
+      if (text === undefined) {
+        res.status(400).type("text/plain; charset=utf-8").send("Request body didn't contain valid UTF-8");
+        return;
+      }
+      res.status(404).json(`path not found: ${text}`);
+    }, next);
   });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => sendError(req, res, err, opts.logger));
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // A broken percent-escape fails while the router decodes the path parameters, before any
+    // route runs: answer what the route would have answered first (405 for another method, 401
+    // without a valid token), as barkd's router matches the raw path before anything is decoded.
+    if (isBadPathEncoding(err)) {
+      const onPath = matchers.filter((m) => m.re.test(req.path));
+      const hit = onPath.find((m) => m.route.method === req.method.toLowerCase() || (req.method === "HEAD" && m.route.method === "get"));
+      if (onPath.length && !hit) {
+        res.status(405).end();
+        return;
+      }
+      if (hit && routeAuth(hit.route) === "guard" && opts.authToken) {
+        try {
+          checkBearer(req, opts.authToken);
+        } catch (authErr) {
+          sendError(req, res, authErr, opts.logger);
+          return;
+        }
+      }
+    }
+    sendError(req, res, err, opts.logger);
+  });
   return app;
 }

@@ -1,5 +1,6 @@
 import type { Request } from "express";
 import type { ZodType } from "zod";
+import { decodeUtf8, scanJsonText, structRuleViolation } from "./json-text.js";
 import { z } from "./zod.js";
 
 /**
@@ -43,10 +44,6 @@ export function isJsonContentType(header: string | undefined): boolean {
 }
 
 /**
- * Parses and validates a JSON body: 415 without a JSON content type, 400 for empty or invalid
- * JSON, 422 for valid JSON of the wrong shape. `raw` is the buffered body.
- */
-/**
  * JSON.parse reviver keeping integers beyond 2^53 exact as bigints (from their source text), so a
  * u64 amount is never rounded: barkd reads amounts as u64.
  */
@@ -57,20 +54,56 @@ function keepLargeIntegers(_key: string, value: unknown, context?: { source?: st
   return value;
 }
 
-export function extractBody<B>(schema: ZodType<B>, req: Request, raw: Buffer | undefined): B {
+/** 415 unless the request says its body is JSON (checked before the body is read). */
+export function requireJsonContentType(req: Request): void {
   if (!isJsonContentType(req.headers["content-type"])) {
     throw new RequestRejection(415, "Expected request with `Content-Type: application/json`");
   }
+}
+
+const jsonSchemas = new WeakMap<ZodType, Record<string, unknown> | null>();
+
+/** The body schema as JSON Schema (for the struct rules), `null` when zod cannot express it. */
+function jsonSchemaOf(schema: ZodType): Record<string, unknown> | null {
+  let s = jsonSchemas.get(schema);
+  if (s === undefined) {
+    try {
+      s = z.toJSONSchema(schema, { io: "input", unrepresentable: "any" }) as Record<string, unknown>;
+    } catch {
+      s = null;
+    }
+    jsonSchemas.set(schema, s);
+  }
+  return s;
+}
+
+/**
+ * Parses and validates a JSON body as barkd does: 415 without a JSON content type; 400 for a
+ * body that is empty, not UTF-8, not JSON, or holds half a surrogate pair; 422 for valid JSON of
+ * the wrong shape, a key given twice in a struct, or a floating point literal (`1.0`, `1e3`)
+ * where an integer is wanted. `raw` is the buffered body.
+ */
+export function extractBody<B>(schema: ZodType<B>, req: Request, raw: Buffer | undefined): B {
+  requireJsonContentType(req);
+  const text = decodeUtf8(raw ?? Buffer.alloc(0));
+  if (text === undefined) throw new RequestRejection(400, "Failed to parse the request body as JSON: the body is not valid UTF-8");
   let value: unknown;
   try {
-    value = JSON.parse(raw && raw.length ? raw.toString("utf8") : "", keepLargeIntegers);
+    value = JSON.parse(text, keepLargeIntegers);
   } catch (e) {
     throw new RequestRejection(400, `Failed to parse the request body as JSON: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  const scan = scanJsonText(text);
+  if (scan.loneSurrogate !== undefined) {
+    throw new RequestRejection(400, `Failed to parse the request body as JSON: lone surrogate in hex escape ${scan.loneSurrogate}`);
   }
   const r = schema.safeParse(value);
   if (!r.success) {
     throw new RequestRejection(422, `Failed to deserialize the JSON body into the target type: ${describe(r.error)}`);
   }
+  const jsonSchema = jsonSchemaOf(schema);
+  const violation = jsonSchema ? structRuleViolation(scan, jsonSchema) : undefined;
+  if (violation) throw new RequestRejection(422, `Failed to deserialize the JSON body into the target type: ${violation}`);
   return r.data;
 }
 
