@@ -98,7 +98,6 @@ async function main(): Promise<void> {
     faucet_address: devnet.node.faucetAddress(),
     ...arkFields,
   };
-  console.log(`devnet ready ${JSON.stringify(ready)}`);
   let stopping = false;
   const shutdown = (): void => {
     if (stopping) return;
@@ -111,8 +110,10 @@ async function main(): Promise<void> {
       },
     );
   };
+  // handlers first: whoever reads the ready line may signal at once
   process.on("SIGINT", shutdown);
   process.on("SIGTERM", shutdown);
+  console.log(`devnet ready ${JSON.stringify(ready)}`);
 }
 
 main().catch((err: unknown) => {

@@ -77,6 +77,7 @@ export async function serve(config: DaemonConfig, distribution: Distribution): P
 
   const lock = InstanceLock.acquire(dir);
   let kernel: Kernel | undefined;
+  let listening = "";
   try {
     let token: AuthToken | undefined;
     if (config.noAuth) {
@@ -91,8 +92,7 @@ export async function serve(config: DaemonConfig, distribution: Distribution): P
     kernel = new Kernel({ config, plugins, logger, authToken: token, hostServices: distribution.hostServices ?? [] });
     await kernel.load();
     const addr = await kernel.start();
-    const host = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
-    logger.info(`Server starting on http://${host}:${addr.port}`);
+    listening = `http://${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
   } catch (e) {
     await kernel?.stop().catch(() => undefined);
     lock.release();
@@ -115,6 +115,8 @@ export async function serve(config: DaemonConfig, distribution: Distribution): P
     };
     process.on("SIGTERM", () => shutdown("SIGTERM"));
     process.on("SIGINT", () => shutdown("SIGINT"));
+    // announced once the signal handlers are in place: whoever waits for this line may stop us at once
+    logger.info(`Server starting on ${listening}`);
   });
 }
 
