@@ -25,7 +25,7 @@ export * from "./http/route.js";
 export { z } from "./http/zod.js";
 export { AuthToken } from "./http/auth-token.js";
 export { checkBearer } from "./http/auth-guard.js";
-export { RequestRejection, isJsonContentType, queryBool, u32String, satAmount } from "./http/extract.js";
+export { RequestRejection, isJsonContentType, queryBool, u32String, u64String, satAmount } from "./http/extract.js";
 export { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
 export { generateOpenApi } from "./http/openapi.js";
 export * from "./wallet/session.js";

@@ -84,6 +84,17 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
     expect(await (await fetch(`${base}/api/v1/things/7`, { headers: auth })).json()).to.deep.equal({ index: 7 });
   });
 
+  it("reads an integer path parameter as barkd does: an optional + and leading zeros, within range", async () => {
+    for (const [path, index] of [["+7", 7], ["007", 7], ["%2B7", 7], ["00000000000000000000004294967295", 4294967295]] as const) {
+      const r = await fetch(`${base}/api/v1/things/${path}`, { headers: auth });
+      expect([r.status, await r.json()], path).to.deep.equal([200, { index }]);
+    }
+    for (const path of ["4294967296", "-1", "-0", "1.0", "%201", "++1"]) {
+      const r = await fetch(`${base}/api/v1/things/${path}`, { headers: auth });
+      expect([r.status, r.headers.get("content-type")], path).to.deep.equal([400, "text/plain; charset=utf-8"]);
+    }
+  });
+
   it("answers a bad path parameter with a plain-text 400", async () => {
     const r = await fetch(`${base}/api/v1/things/abc`, { headers: auth });
     expect(r.status).to.equal(400);

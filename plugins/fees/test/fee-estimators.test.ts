@@ -17,6 +17,17 @@ describe("fee estimators (the fees plugin's extension point)", () => {
     expect(await call(routes[0]!, { amount_sat: 100n })).to.deep.equal({ gross_amount_sat: 100, fee_sat: 400, net_amount_sat: 0, vtxos_spent: [] });
   });
 
+  it("reads amount_sat as barkd reads a u64 query value: an optional +, leading zeros, up to 2^64 - 1", () => {
+    const routes: RouteDefinition[] = [];
+    new FeeEstimators((r) => routes.push(r)).addAmountEstimate({ path: "board", operationId: "board_fee", summary: "s",
+      estimate: async () => ({ grossSat: 0n, feeSat: 0n, netSat: 0n, vtxosSpent: [] }) });
+    const parse = (v: string) => routes[0]!.query!.safeParse({ amount_sat: v });
+    for (const [text, sat] of [["+5", 5n], ["007", 7n], ["9007199254740993", 9007199254740993n], ["18446744073709551615", 2n ** 64n - 1n], ["000000000000000000000001", 1n]] as const) {
+      expect(parse(text).data, text).to.deep.equal({ amount_sat: sat });
+    }
+    for (const text of ["18446744073709551616", "-1", "-0", "1.5", "1e3", "", " 1", "0x10", "++1"]) expect(parse(text).success, text).to.equal(false);
+  });
+
   it("refuses a second estimate for the same path, and a path outside /api/v1/fees/", () => {
     const fees = new FeeEstimators(() => undefined);
     const e = { path: "board", operationId: "board_fee", summary: "s", estimate: async () => ({ grossSat: 0n, feeSat: 0n, netSat: 0n, vtxosSpent: [] }) };

@@ -110,11 +110,22 @@ export function extractBody<B>(schema: ZodType<B>, req: Request, raw: Buffer | u
 /** A query boolean: exactly `true` or `false`. */
 export const queryBool = () => z.enum(["true", "false"]).transform((v) => v === "true");
 
+/**
+ * A path or query integer read as barkd's extractors read one (Rust's `FromStr`): an optional
+ * `+`, decimal digits (leading zeros allowed), at most `max`.
+ */
+function unsignedText(max: bigint, message: string) {
+  const digits = (s: string) => s.replace(/^\+/, "").replace(/^0+(?=\d)/, "");
+  return z.string().regex(/^\+?\d+$/, message)
+    .refine((s) => /^\+?\d+$/.test(s) && digits(s).length <= 20 && BigInt(digits(s)) <= max, message)
+    .transform((s) => BigInt(digits(s)));
+}
+
 /** A path/query u32. */
-export const u32String = () =>
-  z.string().regex(/^\d{1,10}$/, "expected an unsigned 32-bit integer")
-    .transform(Number)
-    .refine((n) => n <= 0xffffffff, "expected an unsigned 32-bit integer");
+export const u32String = () => unsignedText(0xffffffffn, "expected an unsigned 32-bit integer").transform(Number);
+
+/** A path/query u64 (amounts), handed to the handler as a bigint. */
+export const u64String = () => unsignedText(U64_MAX, "expected an unsigned 64-bit integer");
 
 /**
  * JSON integer sats, a u64 as barkd reads it, handed to the handler as a bigint: amounts beyond
