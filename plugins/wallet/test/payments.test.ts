@@ -48,6 +48,12 @@ describe("send destination classification (barkd's order and errors)", () => {
     expect(classify("hello")).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
   });
 
+  it("takes the destination as given: surrounding whitespace makes it no destination, as in barkd", () => {
+    for (const d of [` ${recipientAddress()} `, `${recipientAddress()}\n`, "\tbcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080", " satoshi@example.com"]) {
+      expect(classify(d), JSON.stringify(d)).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
+    }
+  });
+
   it("refuses a very long destination at once (no quadratic base58 decoding on the event loop)", () => {
     for (const d of ["x".repeat(100_000), "1" + "a".repeat(100_000), "2".repeat(100_000)]) {
       const started = performance.now();

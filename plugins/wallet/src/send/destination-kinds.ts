@@ -28,7 +28,7 @@ export const SEND_ERRORS = {
 export interface SendDestination {
   /** One of {@link DESTINATION_KINDS}, or a kind a plugin added (see `SendDestinations.addKind`). */
   readonly kind: DestinationKind | (string & {});
-  /** The destination as given, trimmed (a `lightning:` prefix removed for Lightning kinds). */
+  /** The destination as given (a `lightning:` prefix removed for Lightning kinds). */
   readonly value: string;
   /** Sats (a u64: may exceed 2^53); `undefined` when the request has none (allowed for BOLT11/BOLT12, which may carry the amount). */
   readonly amountSat: bigint | undefined;
@@ -97,7 +97,8 @@ export function classifyDestination(
   raw: string, amountSat: bigint | number | null | undefined, comment: string | null | undefined, walletNetwork: string,
   recognizeAdded: (destination: string) => string | undefined = () => undefined,
 ): SendDestination {
-  const s = raw.trim();
+  // as given: barkd's parsers take no surrounding whitespace, so a padded address is no destination
+  const s = raw;
   const dest = (kind: SendDestination["kind"], value: string): SendDestination => ({
     kind, value, amountSat: amountSat == null ? undefined : BigInt(amountSat), comment: comment ?? undefined, walletNetwork,
   });

@@ -20,8 +20,8 @@ export class SendDestinations {
   private readonly added = new Map<string, { plugin: string; recognize: (destination: string) => boolean }>();
 
   /**
-   * `plugin` adds a destination kind of its own, recognized by `recognize` (given the trimmed
-   * destination) when none of barkd's kinds matched. It still has to {@link claim} it.
+   * `plugin` adds a destination kind of its own, recognized by `recognize` (given the
+   * destination as sent) when none of barkd's kinds matched. It still has to {@link claim} it.
    */
   addKind(kind: string, plugin: string, recognize: (destination: string) => boolean): void {
     if ((DESTINATION_KINDS as readonly string[]).includes(kind)) throw new Error(`plugin ${plugin} adds the send destination kind ${kind}, which is built in`);
