@@ -7,4 +7,5 @@ export * from "./routes/schemas.js";
 export { WalletCreationChecks, type WalletCreationCheck, type WalletCreationContext } from "./lifecycle/creation-checks.js";
 export { SendDestinations, SendDestinationsService, type DestinationPayer, type SendOutcome } from "./send/send-destinations.js";
 export { classifyDestination, unclaimedKindError, DESTINATION_KINDS, SEND_ERRORS, type DestinationKind, type SendDestination } from "./send/destination-kinds.js";
+export * from "./send/lightning/index.js";
 export { BalanceContributors, BalanceContributorsService, BALANCE_FIELDS, type BalanceField, type BalanceContribution } from "./balance/balance-contributors.js";

@@ -44,7 +44,7 @@ describe("send destination classification (barkd's order and errors)", () => {
     expect(classify("bc1qw508d6qejxtdg4y5r3zarvary0c5xw7kv8f3t4")).to.match(/^500 address .* is not valid for configured network regtest$/);
     expect(classify("satoshi@example.com", null)).to.equal("400 bad request: amount is required for Lightning addresses");
     expect(classify("lnurl1dp68gurn8ghj7um9wfmxjcm99e3k7mf0v9cxj0m385ekvcenxc6r2c35xvukxefcv5mkvv34x5ekzd3ev56nyd3hxqurzepexejxxepnxscrvwfnv9nxzcn9xq6xyefhvgcxxcmyxymnserxfq5fns", null)).to.equal("400 bad request: amount is required for LNURL");
-    expect(classify("lnbcrt1u1pjexample", null, "hi")).to.equal("400 comment is not supported for BOLT-11 invoices");
+    expect(classify("lnbc2500u1pvjluezsp5zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zyg3zygspp5qqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqqqsyqcyq5rqwzqfqypqdq5xysxxatsyp3k7enxv4jsxqzpu9qrsgquk0rl77nj30yxdy8j9vdx85fkpmdla2087ne0xh8nhedh8w27kyke0lp53ut353s06fv3qfegext0eh0ymjpf39tuven09sam30g4vgpfna3rh", null, "hi")).to.equal("400 comment is not supported for BOLT-11 invoices");
     expect(classify("hello")).to.equal("400 Argument is not a valid destination. Supported are: ark addresses, bolt11 invoices, bolt12 offers and lightning addresses");
   });
 

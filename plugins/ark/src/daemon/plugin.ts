@@ -7,7 +7,7 @@ import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
 import { ArkoorSender } from "./arkoor/arkoor-sender.js";
 import { arkServerCreationCheck } from "./connection/creation-check.js";
 import { CreationPins } from "./connection/creation-pins.js";
-import { openArkConnection } from "./connection/open-connection.js";
+import { connectWithin, openArkConnection } from "./connection/open-connection.js";
 import { ArkKeys } from "./keys/ark-keys.js";
 import { receiveArkoorVtxos } from "./mailbox/arkoor-receiver.js";
 import { KeptMailboxMessages } from "./mailbox/kept-messages.js";
@@ -23,6 +23,8 @@ import { VtxoStore } from "./vtxos/vtxo-store.js";
 interface ArkPluginConfig {
   /** Heartbeat period (default 1 s). */
   heartbeatMs?: number;
+  /** Longest wait for the first connection while the wallet loads (create, start-up); default 5 s. */
+  connectWaitMs?: number;
   /** Wait before an undelivered arkoor payment is posted again (default 60 s). */
   deliveryRetryMs?: number;
   /** Period of the background sync (mailbox read as a safety net next to the subscription); default 60 s. */
@@ -78,8 +80,17 @@ export const arkPlugin = definePlugin({
     };
 
     ctx.provideForWallet(ArkKeysService, { create: async (c) => ArkKeys.load(db, (await c.get(WalletKeysService)).master) });
+    // The connection exists once its first attempt ended (or its bounded wait did): the wallet
+    // is not ready, and `POST /wallet/create` does not answer, before the session is established
+    // with a server that answers. A server that is down never fails the load; the heartbeat
+    // below keeps trying.
+    const connectWaitMs = cfg.connectWaitMs ?? 5_000;
     ctx.provideForWallet(ArkConnectionService, {
-      create: async (c) => openArkConnection(db, connector, creationPins, await c.get(WalletKeysService), ctx.logger),
+      create: async (c) => {
+        const server = await openArkConnection(db, connector, creationPins, await c.get(WalletKeysService), ctx.logger);
+        await connectWithin(server, connectWaitMs, ctx.logger);
+        return server;
+      },
       dispose: (server) => server.close(),
     });
     // the mailbox: each kind of message goes to the plugin that handles it; the Ark rail takes arkoor payments

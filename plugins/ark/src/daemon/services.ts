@@ -15,7 +15,9 @@ export const ArkServerConnectorService = defineService<ArkServerConnector>("ark.
 /**
  * The loaded wallet's connection to its Ark server: opened on wallet load for the server of
  * `config.toml`, pinned to the keys in `ark_state` (the first connection pins them), closed on
- * unload. `connected` is kept fresh by the heartbeat.
+ * unload. The first connection is made while the wallet loads (a bounded wait; a server that is
+ * down leaves it unconnected), so a ready wallet whose server answers is connected. `connected`
+ * is kept fresh by the heartbeat.
  */
 export const ArkConnectionService = defineWalletService<ArkServer>("ark.connection");
 

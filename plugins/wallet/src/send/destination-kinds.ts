@@ -2,6 +2,10 @@ import { BadRequestError, InternalServerError } from "@tender/core";
 import { decodeArkAddress } from "@tender/ark-protocol";
 import { bech32m } from "@scure/base";
 import { address as btcAddress, networks, type Network as BtcNetwork } from "bitcoinjs-lib";
+import { decodeBolt11, type Bolt11Invoice } from "./lightning/bolt11.js";
+import { decodeBolt12Offer, type Bolt12Offer } from "./lightning/bolt12-offer.js";
+import { isLightningDecodeError } from "./lightning/decode-error.js";
+import { decodeLnurl, type Lnurl } from "./lightning/lnurl.js";
 
 /**
  * The kinds of `POST /api/v1/wallet/send` destination. Each is paid by the rail plugin that
@@ -35,6 +39,8 @@ export interface SendDestination {
   readonly comment: string | undefined;
   /** The loaded wallet's network (`mainnet`, `signet`, `mutinynet`, `regtest`). */
   readonly walletNetwork: string;
+  /** The decoded destination, for the kinds that are decoded to be recognized (`bolt11`, `bolt12`, `lnurl`). */
+  readonly decoded?: Bolt11Invoice | Bolt12Offer | Lnurl;
 }
 
 /** The error barkd answers for a kind no loaded rail pays. */
@@ -81,10 +87,21 @@ function isForeignArkAddress(s: string): boolean {
   }
 }
 
-const BOLT11 = /^ln(bc|tb|bcrt|tbs|sb)[0-9]*[munp]?1[02-9ac-hj-np-z]+$/;
-const BOLT12_OFFER = /^lno1[02-9ac-hj-np-z]+$/;
 const LIGHTNING_ADDRESS = /^[a-z0-9\-_.+]+@[a-z0-9-]+(\.[a-z0-9-]+)+$/i;
-const LNURL = /^lnurl1[02-9ac-hj-np-z]+$/;
+
+/**
+ * `decode(s)`, or `undefined` when `s` is not a valid value of that format: a string that does not
+ * decode as a kind is not that kind (a corrupt or truncated invoice ends as "not a valid
+ * destination", as in barkd). Errors other than decoding errors propagate.
+ */
+function tryDecode<T>(decode: (s: string) => T, s: string): T | undefined {
+  try {
+    return decode(s);
+  } catch (e) {
+    if (isLightningDecodeError(e)) return undefined;
+    throw e;
+  }
+}
 
 /**
  * Recognizes a `send` destination in barkd's order — Ark address of this protocol, foreign Ark
@@ -114,22 +131,26 @@ export function classifyDestination(
     return dest("ark", s);
   }
   if (isForeignArkAddress(s)) throw new BadRequestError(SEND_ERRORS.differentServer);
-  const lower = s.toLowerCase().replace(/^lightning:/, "");
-  if (BOLT11.test(lower)) {
+  // Lightning kinds: each is decoded with its full reader (BOLT 11, BOLT 12, LUD-01), not matched by shape
+  const lightning = s.replace(/^lightning:/i, "");
+  const invoice = tryDecode(decodeBolt11, lightning);
+  if (invoice) {
     if (comment != null) throw new BadRequestError(SEND_ERRORS.bolt11Comment);
-    return dest("bolt11", lower);
+    return { ...dest("bolt11", invoice.invoice), decoded: invoice };
   }
-  if (BOLT12_OFFER.test(lower)) {
+  const offer = tryDecode(decodeBolt12Offer, lightning);
+  if (offer) {
     if (comment != null) throw new BadRequestError(SEND_ERRORS.bolt12Comment);
-    return dest("bolt12", lower);
+    return { ...dest("bolt12", offer.offer), decoded: offer };
   }
   if (LIGHTNING_ADDRESS.test(s)) {
     if (amountSat == null) throw new BadRequestError(SEND_ERRORS.lnAddressAmount);
     return dest("lightning-address", s);
   }
-  if (LNURL.test(lower)) {
+  const lnurl = tryDecode(decodeLnurl, lightning);
+  if (lnurl) {
     if (amountSat == null) throw new BadRequestError(SEND_ERRORS.lnurlAmount);
-    return dest("lnurl", lower);
+    return { ...dest("lnurl", lnurl.lnurl), decoded: lnurl };
   }
   if (isBitcoinAddressAnyNetwork(s)) {
     try {

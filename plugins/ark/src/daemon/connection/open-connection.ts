@@ -35,3 +35,34 @@ export async function openArkConnection(
     logger,
   });
 }
+
+/**
+ * Establishes the server session while the wallet loads, as barkd connects while it creates or
+ * opens a wallet: a wallet that is ready (its creation answered, or the daemon listening after a
+ * restart) is connected already when its server answers. Waits for the first connection at most
+ * `waitMs`; a server that refuses, fails its checks or answers too slowly leaves the connection
+ * unconnected (`connected` false) without an error, and the heartbeat keeps trying (an attempt
+ * still running when the wait ends goes on in the background). Never throws; answers whether the
+ * session is established.
+ */
+export async function connectWithin(server: ArkServer, waitMs: number, logger: Logger): Promise<boolean> {
+  const attempt = server.connect().then(
+    () => true,
+    (e: unknown) => {
+      logger.warn(`Ark server not reachable while loading the wallet: ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    },
+  );
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => {
+      logger.warn(`Ark server did not answer within ${waitMs} ms while loading the wallet; connecting in the background`);
+      resolve(false);
+    }, waitMs);
+  });
+  try {
+    return await Promise.race([attempt, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
