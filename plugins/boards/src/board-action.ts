@@ -1,5 +1,5 @@
 /**
- * The board lifecycle (flows §4.2, client side) as a crash-safe kernel action:
+ * The client side of a board (moving on-chain coins onto Ark) as a crash-safe kernel action:
  *
  * | step | talks to | does | next |
  * |---|---|---|---|
@@ -48,9 +48,10 @@ function fundingOf(s: BoardState): FundingTx {
 export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming): ActionDefinition<BoardState> {
   const { server, keys, vtxos, wallet, chain, movements } = ports;
 
-  const fail = async (s: BoardState, reason: string): Promise<Outcome> => {
+  /** Ends board `id` as failed; the log line names it by its action id and its funding tx, if it has one yet. */
+  const fail = async (id: string, s: BoardState, reason: string): Promise<Outcome> => {
     if (s.vtxoId !== undefined) await vtxos.markSpent(s.vtxoId);
-    logger.warn(`board ${s.fundingTxid ?? ""} failed: ${reason}`);
+    logger.warn(`board ${id} (${s.fundingTxid !== undefined ? `funding tx ${s.fundingTxid}` : "no funding tx yet"}) failed: ${reason}`);
     return { failed: reason, state: { ...s, failure: reason } };
   };
 
@@ -72,7 +73,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
         return out;
       } catch (e) {
         // Nothing was signed by the server nor broadcast: a refusal or an outage ends the board here.
-        return fail(s, errorText(e));
+        return fail(ctx.id, s, errorText(e));
       }
     });
     fundQueue = run.catch(() => undefined);
@@ -100,7 +101,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     };
   };
 
-  const cosign: ActionStep<BoardState> = async (s) => {
+  const cosign: ActionStep<BoardState> = async (s, { id }) => {
     const userPubkey = fromHex(need(s.userPubkey, "userPubkey"));
     const serverPubkey = fromHex(need(s.serverPubkey, "serverPubkey"));
     const outpoint = { txid: reverseBytes(fromHex(need(s.fundingTxid, "fundingTxid"))), vout: need(s.fundingVout, "fundingVout") };
@@ -119,13 +120,13 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
       });
     } catch (e) {
       // Nothing was broadcast or stored: the board simply did not happen.
-      return fail(s, `the Ark server refused to cosign the board: ${errorText(e)}`);
+      return fail(id, s, `the Ark server refused to cosign the board: ${errorText(e)}`);
     }
     let signature;
     try {
       signature = musigCompleteCosign({ secretKey, pubkey: userPubkey, nonce, otherPubkey: serverPubkey, response, message: board.sighash, tweak: board.tweak });
     } catch (e) {
-      return fail(s, `the Ark server's board signature is invalid: ${errorText(e)}`);
+      return fail(id, s, `the Ark server's board signature is invalid: ${errorText(e)}`);
     }
     const vtxo = boardVtxo(board, signature);
     return { next: "record", state: { ...s, vtxoHex: toHex(encodeVtxo(vtxo)), vtxoId: vtxoIdString(vtxo) } };
@@ -142,7 +143,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { next: "broadcast", state: { ...s, movementId } };
   };
 
-  const broadcast: ActionStep<BoardState> = async (s) => {
+  const broadcast: ActionStep<BoardState> = async (s, { id }) => {
     const txid = need(s.fundingTxid, "fundingTxid");
     await wallet.hold(fundingOf(s));
     if ((await chain.txStatus(txid)) === null) {
@@ -151,7 +152,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
       } catch (e) {
         if (e instanceof ChainSourceRejectedError) {
           await wallet.release(txid);
-          return fail(s, `Failed to broadcast the board funding transaction: ${e.reason}`);
+          return fail(id, s, `Failed to broadcast the board funding transaction: ${e.reason}`);
         }
         throw e;
       }
@@ -160,7 +161,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { next: "confirming", state: s };
   };
 
-  const confirming: ActionStep<BoardState> = async (s) => {
+  const confirming: ActionStep<BoardState> = async (s, { id }) => {
     const txid = need(s.fundingTxid, "fundingTxid");
     if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) {
       // Exiting unilaterally: the board will never be registered; the exit owns the VTXO now.
@@ -179,7 +180,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
       const [prevTxid, vout] = input.split(":");
       const spend = await chain.outspend(prevTxid!, Number(vout));
       if (!spend.spent || spend.txid === txid) continue;
-      if (spend.status.confirmed) return fail(s, `board funding input ${input} was double-spent by confirmed transaction ${spend.txid}`);
+      if (spend.status.confirmed) return fail(id, s, `board funding input ${input} was double-spent by confirmed transaction ${spend.txid}`);
       undecided = true;
     }
     if (undecided) return { waitMs: timing.pollMs };

@@ -1,6 +1,7 @@
 /**
- * The wallet's own board amount checks (flows §4.2 step 4, rest-api §3.3): done before anything is
- * signed so that a refused board changes nothing.
+ * The wallet's own board amount checks, done before anything is signed so that a refused board
+ * changes nothing: at least the server's minimum board amount, at most its largest VTXO, and a
+ * VTXO of at least the dust limit once the server's board fee is taken.
  */
 import { boardFee } from "@tender/ark-protocol";
 import { BoardRefusedError } from "./errors.js";

@@ -8,7 +8,7 @@ import type { BoardServer } from "./board-ports.js";
 import { BOARD_ACTION_KIND, isPendingBoard, need, type BoardState } from "./board-state.js";
 import { BoardRefusedError } from "./errors.js";
 
-/** barkd's `PendingBoardInfo` (rest-api §4.10). */
+/** barkd's `PendingBoardInfo`: the answer of the board routes and the items of `GET /boards/pending`. */
 export interface PendingBoardInfo {
   funding_tx: { txid: string; tx: string };
   vtxos: string[];

@@ -23,7 +23,7 @@ async function run(def: Def, state: BoardState, step = "fund", stopAt?: string):
   }
 }
 
-describe("board action steps (flows §4.2, client side), over fakes", () => {
+describe("board action steps (the client side of a board), over fakes", () => {
   let world: FakeWorld;
   let def: Def;
   let reserved: Set<string>;
@@ -130,6 +130,21 @@ describe("board action steps (flows §4.2, client side), over fakes", () => {
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spent");
     expect(world.released, "the wallet's coins are released").to.deep.equal([s.fundingTxid]);
     expect(world.held.size).to.equal(0);
+  });
+
+  it("a failure's log line names the board: its action id, and its funding tx or that it has none yet", async () => {
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (m: string) => void warnings.push(m) } as typeof silentLogger;
+    def = boardAction(world.ports, async () => reserved, logger, { pollMs: 50 });
+    await run(def, { mode: "amount", requestedSat: "500000" });
+    expect(warnings).to.have.length(1);
+    expect(warnings[0]).to.match(new RegExp(`^board ${ID} \\(no funding tx yet\\) failed: Insufficient funds`));
+    const s = (await run(def, { mode: "amount", requestedSat: "100000" }, "fund", "broadcast")).state;
+    world.broadcastRefusal = "bad-txns-inputs-missingorspent";
+    await def.steps.broadcast!(s, { id: ID });
+    expect(warnings[1]).to.equal(
+      `board ${ID} (funding tx ${s.fundingTxid}) failed: Failed to broadcast the board funding transaction: bad-txns-inputs-missingorspent`,
+    );
   });
 
   it("broadcast: the wallet holds the funding tx before it is broadcast and is told after", async () => {

@@ -3,7 +3,7 @@ import { checkBoardAmount, splitBoard } from "../src/board-amounts.js";
 import { BoardRefusedError } from "../src/errors.js";
 import { INFO } from "./fakes.js";
 
-describe("board amount checks (flows §4.2 step 4, §5 board fee; rest-api §3.3)", () => {
+describe("board amount checks (server minimum and maximum, board fee, dust VTXO)", () => {
   it("splits 100 000 sat into the reference fixture's fee 1 100 and net 98 900 (base 100 + 10 000 ppm)", () => {
     expect(splitBoard(INFO, 100_000n)).to.deep.equal({ amountSat: 100_000n, feeSat: 1_100n, vtxoSat: 98_900n });
   });

@@ -20,7 +20,7 @@ async function broadcastBoard(def: Def): Promise<BoardState> {
   return state;
 }
 
-describe("board confirmation and registration (flows §4.2 step 10), over fakes", () => {
+describe("board confirmation and registration (the server's confirmations, registration retries, double spends), over fakes", () => {
   let world: FakeWorld;
   let def: Def;
   let s: BoardState;

@@ -147,6 +147,39 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
   };
 }
 
+/** What {@link refreshUnspentStatus} works on. */
+export interface RefreshContext {
+  readonly source: ChainSource;
+  readonly graph: WalletTxGraph;
+  readonly store: OnchainStore;
+}
+
+/**
+ * The light refresh a spend runs right before it selects coins, as barkd's wallet brings its
+ * coins up to date before it builds a transaction: the tip, and the status of every unconfirmed
+ * transaction that holds an unspent wallet output. Coin selection takes unconfirmed coins only
+ * from the wallet's own transactions, so without it a payment from someone else that the last
+ * sync saw in the mempool, and that has been mined since, would stay unspendable until the next
+ * sync while the balance already counts it. A transaction found mined (or back in the mempool)
+ * gets its new status, persisted; one the source does not know is left as it is for the next
+ * full sync (re-broadcast, conflicts). Nothing changes when a call fails. Answers the tip height.
+ */
+export async function refreshUnspentStatus(c: RefreshContext): Promise<number> {
+  const tip = await c.source.getTip();
+  const unconfirmed = [...new Set(c.graph.utxos().filter((u) => u.confirmationHeight === null).map((u) => u.txid))];
+  const statuses = await mapLimited(unconfirmed, PARALLEL, (txid) => c.source.getTxStatus(txid));
+  const changed: StoredTx[] = [];
+  unconfirmed.forEach((txid, k) => {
+    const status = statuses[k];
+    const g = c.graph.get(txid);
+    if (!status || !g || sameStatus(g.stored, status)) return;
+    g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status) };
+    changed.push(g.stored);
+  });
+  if (changed.length > 0) await c.store.saveTxs(changed);
+  return tip.height;
+}
+
 /** Fills fee, origin and `isCpfp` of newly found transactions, fetching foreign previous transactions. */
 async function describeInputs(c: SyncContext, added: StoredTx[]): Promise<void> {
   const foreign = new Set<string>();

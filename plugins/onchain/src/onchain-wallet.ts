@@ -1,6 +1,6 @@
 import type { Psbt } from "bitcoinjs-lib";
 import { AsyncLock, ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
-import { ADDRESS_GAP, REBROADCAST_GRACE_MS, syncWallet, type SyncReport } from "./chain-sync.js";
+import { ADDRESS_GAP, REBROADCAST_GRACE_MS, refreshUnspentStatus, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
 import { destinationScript } from "./destination.js";
 import { CpfpChildTooLargeError, DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
@@ -112,9 +112,33 @@ export class OnchainWallet {
     return this.rates;
   }
 
-  /** Coins that may be spent now (`confirmedOnly` for TRUC children, whose other inputs must be confirmed). */
+  /**
+   * Coins that may be spent now, by the stored state (`confirmedOnly` for TRUC children, whose
+   * other inputs must be confirmed); a spend selects from {@link freshSpendableUtxos} instead.
+   */
   spendableUtxos(confirmedOnly = false): WalletUtxo[] {
     return this.graph.spendable(this.tipHeight, confirmedOnly);
+  }
+
+  /**
+   * The coins a spend may choose from, after bringing their state up to date with the chain
+   * source (a coin mined since the last sync is spendable, as the balance shows it; see
+   * `refreshUnspentStatus`). Every spend of this wallet selects from this list; other plugins that
+   * build transactions from its coins (boards) call it too. With the source unreachable the stored
+   * state is used (a warning is logged): the broadcast will tell.
+   */
+  freshSpendableUtxos(confirmedOnly = false): Promise<WalletUtxo[]> {
+    return this.lock.run(() => this.refreshedSpendable(confirmedOnly));
+  }
+
+  /** {@link freshSpendableUtxos} for callers that hold the lock. */
+  private async refreshedSpendable(confirmedOnly = false): Promise<WalletUtxo[]> {
+    try {
+      this.tipHeight = await refreshUnspentStatus({ source: this.source, graph: this.graph, store: this.store });
+    } catch (e) {
+      this.logger.warn(`could not refresh the coins' state before a spend, using the stored state: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    return this.spendableUtxos(confirmedOnly);
   }
 
   /** Refreshes the cached fee rates; keeps the old ones when the source fails. */
@@ -160,7 +184,7 @@ export class OnchainWallet {
     return this.lock.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
       const change = this.keychain.key(this.nextIndex);
-      const sel = selectCoins(this.spendableUtxos(), { outputs, satPerVb: rate, changeScript: change.script });
+      const sel = selectCoins(await this.refreshedSpendable(), { outputs, satPerVb: rate, changeScript: change.script });
       const outs = sel.changeSat > 0n ? [...outputs, { script: change.script, valueSat: sel.changeSat }] : outputs;
       if (sel.changeSat > 0n) await this.revealChange();
       const signed = signSpend({ inputs: sel.inputs, outputs: outs }, this.keychain, this.keychain.network);
@@ -173,7 +197,7 @@ export class OnchainWallet {
     const script = destinationScript(address, this.keychain.network, this.keychain.walletNetwork);
     return this.lock.run(async () => {
       const rate = (await this.refreshFeeRates()).regularSatPerVb;
-      const inputs = this.spendableUtxos();
+      const inputs = await this.refreshedSpendable();
       const total = inputs.reduce((s, u) => s + u.valueSat, 0n);
       const target: SpendTarget = { outputs: [{ script, valueSat: 0n }], satPerVb: rate, changeScript: script };
       const fee = feeFor(spendWeight(target, Math.max(1, inputs.length), false), rate);
@@ -194,7 +218,7 @@ export class OnchainWallet {
     return this.lock.run(async () => {
       const change = this.keychain.key(this.nextIndex);
       const parentNeeds = feeFor(req.parentVsize * 4, req.satPerVb) - req.parentFeeSat;
-      const sel = selectCoins(this.spendableUtxos(true), {
+      const sel = selectCoins(await this.refreshedSpendable(true), {
         outputs: [], satPerVb: req.satPerVb, changeScript: change.script,
         extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 },
         extraFeeSat: parentNeeds > 0n ? parentNeeds : 0n, requireChange: true,

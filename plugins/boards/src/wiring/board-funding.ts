@@ -19,7 +19,8 @@ export function onchainBoardFunding(onchain: WalletService<OnchainWallet>): Boar
     async buildFunding(script, amountSat, exclude): Promise<FundingTx> {
       const w = await onchain.get();
       const satPerVb = (await w.refreshFeeRates()).regularSatPerVb;
-      const coins = w.spendableUtxos().filter((u) => !exclude.has(outpointOf(u)));
+      // the coins' state refreshed from the chain source, so a coin mined since the last sync is boarded
+      const coins = (await w.freshSpendableUtxos()).filter((u) => !exclude.has(outpointOf(u)));
       const { keychain } = w;
       if (amountSat === "all") {
         const total = coins.reduce((t, u) => t + u.valueSat, 0n);

@@ -1,7 +1,7 @@
 import type { MovementStore } from "@tender/plugin-history";
 import type { BoardMovements } from "../board-ports.js";
 
-/** Subsystem of board movements (rest-api §4.9). */
+/** Subsystem of board movements in the history, as barkd names it. */
 export const BOARD_SUBSYSTEM = { name: "bark.board", kind: "board" } as const;
 
 /** {@link BoardMovements} over the history plugin's movement store. */
