@@ -3,7 +3,8 @@
  * serves (from its served OpenAPI document), against a funded wallet on the shared devnet.
  * Every answer must be one barkd gives — documented status, no undocumented 5xx, barkd's error
  * shapes — and no refused request may change the wallet's state. FUZZ_SEED and FUZZ_REQUESTS
- * override the fixed seed and the count; `npm run fuzz` (in test/) is the longer soak.
+ * override the fixed seed and the count, FUZZ_VERBOSE=1 prints the answers per operation;
+ * `npm run fuzz` (in test/) is the longer soak.
  */
 import { expect } from "chai";
 import { formatReport, runFuzz } from "../src/fuzz/runner.js";
@@ -26,10 +27,11 @@ describe("REST fuzz: seeded, schema-driven requests over every served operation 
 
   it(`answers ${REQUESTS} fuzzed requests (seed ${SEED}) as barkd would, and refused requests change nothing`, async () => {
     const report = await runFuzz(target!, { seed: SEED, requests: REQUESTS, timeLimitMs: 150_000, log: (l) => console.log(`      ${l}`) });
-    for (const line of formatReport(report)) console.log(`      ${line}`);
+    // answers per operation with FUZZ_VERBOSE=1 or when the run fails
+    for (const line of formatReport(report, !report.failure && process.env.FUZZ_VERBOSE !== "1")) console.log(`      ${line}`);
     if (report.failure) expect.fail(`seed ${SEED}: ${report.failure}`);
     expect(report.operations, "operations in the served document").to.be.greaterThan(30);
     expect(report.requests, "requests sent before the time limit").to.be.at.least(Math.min(REQUESTS, 1_500));
-    expect(report.stateChecks, "refused state-changing requests checked").to.be.greaterThan(100);
+    expect(report.stateChecks, "refused state-changing requests checked").to.be.at.least(Math.min(100, REQUESTS / 20));
   });
 });

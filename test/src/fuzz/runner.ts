@@ -222,13 +222,13 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
   };
 }
 
-/** The report as lines: totals, answers per operation, exclusions, known issues, violations. */
-export function formatReport(r: FuzzReport): string[] {
+/** The report as lines: totals, answers per operation (unless `brief`), exclusions, known issues, violations. */
+export function formatReport(r: FuzzReport, brief = false): string[] {
   const out = [
     `rest fuzz: ${r.requests} requests over ${r.operations} operations in ${(r.elapsedMs / 1000).toFixed(1)} s (${Math.round(r.requests / (r.elapsedMs / 1000))}/s), seed ${r.seed}`,
     `  barkd's framework would refuse ${r.verdicts.rejected}, pass ${r.verdicts.handler} to its handler, unsure ${r.verdicts.unknown}; ${r.stateChecks} refused state-changing requests checked for state changes (${(r.stateMs / 1000).toFixed(1)} s reading state)`,
   ];
-  for (const [op, m] of [...r.statuses].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [op, m] of brief ? [] : [...r.statuses].sort(([a], [b]) => a.localeCompare(b))) {
     const ms = r.requestMs.get(op) ?? 0;
     out.push(`  ${op.padEnd(46)} ${`${(ms / 1000).toFixed(1)} s`.padStart(7)}  ${[...m].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(" ")}`);
   }

@@ -150,6 +150,11 @@ export function handlerExpectation(r: Req, facts: WalletFacts): Expectation | un
       const value = r.query.find(([k]) => k === "value")?.[1];
       if ((type === undefined) !== (value === undefined)) return { statuses: [400], why: "type and value must be supplied together", message: "`type` and `value` must be supplied together" };
       if (type !== undefined && !PAYMENT_METHOD_TYPES.includes(type)) return { statuses: [400], why: "unknown payment method type" };
+      // every type but `custom` parses its value: nothing parses from an empty value, whitespace or non-ASCII
+      if (type !== undefined && type !== "custom" && (value === "" || /[\s\u0000-\u001f\u007f-\uffff]/.test(value ?? ""))) {
+        return { statuses: [400], why: `a value no ${type} parser takes` };
+      }
+      if (type === "output-script" && !/^([0-9a-fA-F]{2})*$/.test(value ?? "")) return { statuses: [400], why: "an output script that is not hex" };
       return undefined;
     }
     case "POST /api/v1/history/{id}/metadata": {
