@@ -2,7 +2,7 @@ import {
   ChainSourceRegistryService, ChainSourceService, DEFAULT_RETRY_POLICY, Database, definePlugin,
   type ChainSourceTuning, type RetryPolicy,
 } from "@tender/core";
-import { WalletKeysService, WalletLifecycleService } from "@tender/plugin-wallet";
+import { WalletLifecycleService, WalletSettingsService } from "@tender/plugin-wallet";
 import { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthday } from "./chain-birthday.js";
 import { buildChainSource } from "./chain-source-kind.js";
 import { chainSourceCreationCheck } from "./network-check.js";
@@ -23,7 +23,8 @@ const CREATION_CHECK_RETRY: RetryPolicy = { ...DEFAULT_RETRY_POLICY, attempts: 2
 
 /**
  * The chain plugin: provides the loaded wallet's {@link ChainSourceService}, built on wallet load
- * by the daemon's chain-source registry from the kind `config.toml` names; checks at wallet
+ * by the daemon's chain-source registry from the kind the wallet's settings name (`config.toml`
+ * and its `TENDER_<KEY>` overrides); checks at wallet
  * creation that the source answers on the wallet's network and records the wallet's chain
  * birthday (`bitcoin_chain_state`, where a bitcoind source starts scanning); serves
  * `GET /api/v1/bitcoin/tip`.
@@ -32,7 +33,7 @@ export const chainPlugin = definePlugin({
   name: "chain",
   version: "0.1.0",
   provides: [ChainSourceService],
-  consumes: [ChainSourceRegistryService, WalletLifecycleService, WalletKeysService],
+  consumes: [ChainSourceRegistryService, WalletLifecycleService, WalletSettingsService],
   register(ctx) {
     const settings = ctx.pluginConfig as ChainPluginConfig;
     const registry = ctx.get(ChainSourceRegistryService);
@@ -49,7 +50,7 @@ export const chainPlugin = definePlugin({
 
     ctx.provideForWallet(ChainSourceService, {
       create: async ({ wallet, get }) => {
-        const keys = await get(WalletKeysService);
+        const walletSettings = await get(WalletSettingsService);
         const fresh = createdBirthday;
         createdBirthday = undefined;
         if (fresh !== undefined) await writeBirthday(db, fresh);
@@ -59,7 +60,7 @@ export const chainPlugin = definePlugin({
           ...(settings.retryAttempts !== undefined ? { retry: { ...DEFAULT_RETRY_POLICY, attempts: Math.max(1, settings.retryAttempts) } } : {}),
           ...(birthday !== undefined ? { scanStartHeight: birthday } : {}),
         };
-        const source = buildChainSource(registry, keys.config, wallet.network, tuning);
+        const source = buildChainSource(registry, walletSettings, wallet.network, tuning);
         ctx.logger.info(`chain source: ${source.label}${birthday !== undefined ? ` (wallet birthday ${birthday})` : ""}`);
         return source;
       },

@@ -9,11 +9,14 @@ import {
   UnknownChainSourceKindError, hostService, silentLogger, type DaemonConfig,
 } from "@tender/core";
 import { startDevnet, type Devnet } from "@tender/devnet";
-import walletPlugin, { WalletLifecycleService } from "@tender/plugin-wallet";
+import walletPlugin, { WalletLifecycleService, walletSettingDefaults, type WalletConfig, type WalletSettings } from "@tender/plugin-wallet";
 import {
   ChainNetworkMismatchError, NoChainSourceConfiguredError, UnsupportedWalletNetworkError,
   buildChainSource, chainNetworkOf, chainPlugin, chainSourceCreationCheck, chainSourceKindOf, checkChainNetwork, readBirthday,
 } from "../src/index.js";
+
+/** A wallet's settings: the regtest defaults with the given chain-source keys. */
+const settings = (c: WalletConfig): WalletSettings => ({ ...walletSettingDefaults("regtest"), ...c });
 
 const FAST = { timeoutMs: 1_000, retry: { attempts: 1, initialDelayMs: 1, maxDelayMs: 1, factor: 1 } };
 
@@ -74,23 +77,23 @@ describe("chain plugin: the wallet's chain source", function () {
 
   it("the creation check fails with the source's unavailable error when nothing listens", async () => {
     const check = chainSourceCreationCheck(registry, FAST);
-    const err = await check({ network: "regtest", config: { esplora_address: "http://127.0.0.1:9" }, restoring: false, force: false })
+    const err = await check({ network: "regtest", config: settings({ esplora_address: "http://127.0.0.1:9" }), restoring: false, force: false })
       .then(() => null, (e: unknown) => e);
     expect(err).to.be.instanceOf(ChainSourceUnavailableError);
   });
 
   it("the creation check fails on wrong bitcoind credentials and passes on the right ones", async () => {
     const check = chainSourceCreationCheck(registry, FAST);
-    const bad = await check({ network: "regtest", config: { bitcoind_address: devnet.rpcUrl, bitcoind_user: "nobody", bitcoind_pass: "wrong" }, restoring: false, force: false })
+    const bad = await check({ network: "regtest", config: settings({ bitcoind_address: devnet.rpcUrl, bitcoind_user: "nobody", bitcoind_pass: "wrong" }), restoring: false, force: false })
       .then(() => null, (e: unknown) => e);
     expect(bad).to.be.instanceOf(Error);
-    await check({ network: "regtest", config: { bitcoind_address: devnet.rpcUrl, bitcoind_cookiefile: devnet.cookieFile }, restoring: false, force: false });
+    await check({ network: "regtest", config: settings({ bitcoind_address: devnet.rpcUrl, bitcoind_cookiefile: devnet.cookieFile }), restoring: false, force: false });
   });
 
   it("the creation check reports the wallet birthday: today's tip for a new wallet, the given height for a restore", async () => {
     const births: number[] = [];
     const check = chainSourceCreationCheck(registry, FAST, (h) => births.push(h));
-    const config = { esplora_address: devnet.esploraUrl };
+    const config = settings({ esplora_address: devnet.esploraUrl });
     await check({ network: "regtest", config, restoring: false, force: false });
     await check({ network: "regtest", config, restoring: true, birthdayHeight: 2, force: false });
     await check({ network: "regtest", config, restoring: true, force: false });

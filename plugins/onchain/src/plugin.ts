@@ -1,6 +1,6 @@
 import { ChainSourceService, Database, definePlugin } from "@tender/core";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
-import { WalletKeysService } from "@tender/plugin-wallet";
+import { WalletKeysService, WalletSettingsService, satPerVbCeil, walletSyncTask } from "@tender/plugin-wallet";
 import { Bip86Keychain } from "./keychain.js";
 import { OnchainWallet } from "./onchain-wallet.js";
 import { OnchainWalletService, openedOnchainWallet } from "./onchain-wallet-service.js";
@@ -8,13 +8,17 @@ import { OnchainStateRow, OnchainTxRow, onchainHeldMigration, onchainInitMigrati
 import { SqlOnchainStore } from "./persistence/sql-store.js";
 import { onchainFeeRatesEstimate, onchainRoutes } from "./routes.js";
 
-/** Settings under `pluginConfig.onchain`. */
+/**
+ * Settings under `pluginConfig.onchain` (developer and test overrides). The sync interval and the
+ * fallback fee rate come from the wallet's settings (`daemon_sync_interval_secs`,
+ * `fallback_fee_rate`); a value given here replaces the wallet's.
+ */
 interface OnchainPluginConfig {
-  /** Pause between background syncs. Default 60 s (barkd's `daemon_sync_interval_secs`). */
+  /** Pause between background syncs, replacing `daemon_sync_interval_secs`. */
   syncIntervalMs?: number;
   /** Grace before an unconfirmed wallet transaction missing from the mempool is re-broadcast. Default 30 s. */
   rebroadcastGraceMs?: number;
-  /** sat/vB used when the chain source gives no estimate. Default 1. */
+  /** sat/vB used when the chain source gives no estimate, replacing `fallback_fee_rate`. */
   fallbackFeeRateSatPerVb?: number;
 }
 
@@ -28,7 +32,7 @@ export const onchainPlugin = definePlugin({
   name: "onchain",
   version: "0.1.0",
   provides: [OnchainWalletService],
-  consumes: [WalletKeysService, ChainSourceService],
+  consumes: [WalletKeysService, WalletSettingsService, ChainSourceService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as OnchainPluginConfig;
@@ -41,9 +45,10 @@ export const onchainPlugin = definePlugin({
       create: async ({ wallet, get }) => {
         const keys = await get(WalletKeysService);
         const source = await get(ChainSourceService);
+        const fallbackSatPerVb = settings.fallbackFeeRateSatPerVb ?? satPerVbCeil((await get(WalletSettingsService)).fallback_fee_rate);
         const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), source, new SqlOnchainStore(db), ctx.logger, {
           ...(settings.rebroadcastGraceMs !== undefined ? { rebroadcastGraceMs: settings.rebroadcastGraceMs } : {}),
-          ...(settings.fallbackFeeRateSatPerVb !== undefined ? { fallbackFeeRateSatPerVb: settings.fallbackFeeRateSatPerVb } : {}),
+          fallbackFeeRateSatPerVb: fallbackSatPerVb,
         });
         void w.refreshFeeRates();
         return w;
@@ -51,15 +56,17 @@ export const onchainPlugin = definePlugin({
     });
     const onchain = ctx.walletService(OnchainWalletService);
 
-    // Syncs the wallet that is open now; nothing while no wallet is loaded or it failed to open.
-    ctx.task({
+    // Syncs the wallet that is open now, at its load and every `daemon_sync_interval_secs`; nothing
+    // while no wallet is loaded, it failed to open, or it syncs manually.
+    ctx.task(walletSyncTask({
       name: "onchain.sync",
-      intervalMs: settings.syncIntervalMs ?? 60_000,
-      initialDelayMs: 1_000,
+      settings: ctx.walletService(WalletSettingsService),
+      runOnLoad: true,
+      ...(settings.syncIntervalMs !== undefined ? { overrideMs: settings.syncIntervalMs, overrideFirstDelayMs: 1_000 } : {}),
       run: async () => {
         await onchain.current?.sync();
       },
-    });
+    }));
 
     const opened = () => openedOnchainWallet(onchain);
     for (const r of onchainRoutes(opened)) ctx.route(r);

@@ -1,8 +1,10 @@
 /** @tender/plugin-wallet — the wallet lifecycle plugin. */
-export { walletPlugin as default, walletPlugin, WalletLifecycleToken, WalletLifecycleService, WalletKeysService } from "./plugin.js";
+export { walletPlugin as default, walletPlugin, WalletLifecycleToken, WalletLifecycleService, WalletKeysService, WalletSettingsService } from "./plugin.js";
 export { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.js";
 export * from "./keys/seed.js";
 export * from "./config/wallet-config.js";
+export * from "./config/wallet-settings.js";
+export { walletSyncTask, SYNC_TASK_TICK_MS, type WalletSyncTaskOptions } from "./config/sync-task.js";
 export * from "./routes/schemas.js";
 export { WalletCreationChecks, type WalletCreationCheck, type WalletCreationContext } from "./lifecycle/creation-checks.js";
 export { SendDestinations, SendDestinationsService, type DestinationPayer, type SendOutcome } from "./send/send-destinations.js";

@@ -6,13 +6,20 @@ import { lifecycleRoutes } from "./routes/lifecycle-routes.js";
 import { paymentRoutes } from "./routes/payment-routes.js";
 import { SendDestinations, SendDestinationsService } from "./send/send-destinations.js";
 import { BalanceContributors, BalanceContributorsService } from "./balance/balance-contributors.js";
+import type { WalletSettings } from "./config/wallet-settings.js";
 
 /** The wallet lifecycle (create/open/delete, creation checks). */
 export const WalletLifecycleService = defineService<WalletLifecycle>("wallet.lifecycle");
 /** DI token of {@link WalletLifecycleService}. */
 export const WalletLifecycleToken: InjectionToken<WalletLifecycle> = WalletLifecycleService.token;
-/** The loaded wallet's key material and backend configuration (`config.toml`), while a wallet is loaded. Never logged. */
+/** The loaded wallet's key material and settings, while a wallet is loaded. Never logged. */
 export const WalletKeysService = defineWalletService<WalletKeys>("wallet.keys");
+/**
+ * The loaded wallet's settings: every `config.toml` key of barkd (sync interval, fallback fee
+ * rate, manual sync, change split, refresh threshold, …) with its environment override
+ * (`TENDER_<KEY>`) applied and its network default filled in. Rails read their settings here.
+ */
+export const WalletSettingsService = defineWalletService<WalletSettings>("wallet.settings");
 
 /**
  * The wallet plugin: the wallet lifecycle (create, open at startup, delete, mnemonic), the
@@ -23,7 +30,7 @@ export const WalletKeysService = defineWalletService<WalletKeys>("wallet.keys");
 export const walletPlugin = definePlugin({
   name: "wallet",
   version: "0.1.0",
-  provides: [WalletLifecycleService, WalletKeysService, SendDestinationsService, BalanceContributorsService],
+  provides: [WalletLifecycleService, WalletKeysService, WalletSettingsService, SendDestinationsService, BalanceContributorsService],
   register(ctx) {
     const lifecycle = new WalletLifecycle(
       ctx.container.resolve(DaemonConfigToken),
@@ -37,6 +44,13 @@ export const walletPlugin = definePlugin({
         const keys = lifecycle.loadedKeys;
         if (!keys) throw new Error("the wallet lifecycle loaded no keys");
         return keys;
+      },
+    });
+    ctx.provideForWallet(WalletSettingsService, {
+      create: () => {
+        const keys = lifecycle.loadedKeys;
+        if (!keys) throw new Error("the wallet lifecycle loaded no settings");
+        return keys.config;
       },
     });
     ctx.entities(WalletProperties);

@@ -40,8 +40,7 @@ export type ArkStores = Pick<ArkRail, "vtxos" | "locks" | "movements">;
 /** The loaded wallet's rail, built on demand; rejects with 422 `No wallet set` without a wallet. */
 export type ArkRailSource = () => Promise<ArkRail>;
 
-/** The rail settings of a wallet: `change_vtxo_split_factor` outside 1..3 (or not a whole number) counts as 2. */
+/** The rail settings of a wallet (the wallet plugin refuses a `change_vtxo_split_factor` outside 1..3). */
 export function railSettings(wallet: WalletKeys, deliveryRetryMs: number): ArkRailSettings {
-  const split = Number(wallet.config["change_vtxo_split_factor"] ?? 2);
-  return { network: wallet.network, changeSplitFactor: Number.isInteger(split) && split >= 1 && split <= 3 ? split : 2, deliveryRetryMs };
+  return { network: wallet.network, changeSplitFactor: wallet.config.change_vtxo_split_factor, deliveryRetryMs };
 }

@@ -1,6 +1,6 @@
 import { ActionEngine, ChainSourceService, Database, WalletReady, WalletSession, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
-import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService } from "@tender/plugin-wallet";
+import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
 import { railSettings, type ArkRail } from "./ark-rail.js";
 import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
@@ -27,7 +27,7 @@ interface ArkPluginConfig {
   connectWaitMs?: number;
   /** Wait before an undelivered arkoor payment is posted again (default 60 s). */
   deliveryRetryMs?: number;
-  /** Period of the background sync (mailbox read as a safety net next to the subscription); default 60 s. */
+  /** Period of the background sync (mailbox read as a safety net next to the subscription), replacing the wallet's `daemon_sync_interval_secs`. */
   syncIntervalMs?: number;
 }
 
@@ -45,7 +45,8 @@ export const arkPlugin = definePlugin({
   dependencies: ["wallet", "chain", "history"],
   provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService],
   consumes: [
-    SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, ChainSourceService,
+    SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, WalletSettingsService,
+    ChainSourceService,
   ],
   register(ctx) {
     const cfg = ctx.pluginConfig as ArkPluginConfig;
@@ -156,16 +157,18 @@ export const arkPlugin = definePlugin({
       },
     });
 
-    ctx.task({
+    // every `daemon_sync_interval_secs` of the wallet, the first one interval after it loaded (the
+    // load ran a full sync already)
+    ctx.task(walletSyncTask({
       name: "ark.sync",
-      intervalMs: cfg.syncIntervalMs ?? 60_000,
-      initialDelayMs: cfg.syncIntervalMs ?? 60_000,
+      settings: ctx.walletService(WalletSettingsService),
+      ...(cfg.syncIntervalMs !== undefined ? { overrideMs: cfg.syncIntervalMs } : {}),
       run: async () => {
         const consumer = mailbox.current;
         if (!consumer || manualSync() || !connection.current?.connected) return;
         await consumer.sync();
       },
-    });
+    }));
 
     // the Ark rail pays Ark addresses sent to through `POST /wallet/send`, and owns `spendable_sat`
     ctx.get(SendDestinationsService).claim("ark", ctx.name, async (d) => {

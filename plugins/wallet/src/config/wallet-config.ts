@@ -4,7 +4,10 @@ import { parse, stringify } from "smol-toml";
 export const NETWORKS = ["mainnet", "signet", "mutinynet", "regtest"] as const;
 export type Network = (typeof NETWORKS)[number];
 
-/** The wallet's backends, as stored in `config.toml` (bark's key names). */
+/**
+ * The contents of `config.toml` as written (bark's key names), every key kept, including keys
+ * tender does not use; `readWalletSettings` turns it into the typed settings.
+ */
 export interface WalletConfig {
   server_address?: string;
   esplora_address?: string;
@@ -38,7 +41,10 @@ export function normalizeUrl(url: string, scheme: "https" | "http", what: string
   return withScheme;
 }
 
-/** Checks a configuration is complete and consistent (chain source, bitcoind auth, Ark server). */
+/**
+ * Checks a configuration is complete and consistent (chain source, bitcoind auth, Ark server);
+ * applied to the request's fields before `config.toml` is written, and to the wallet's settings.
+ */
 export function validateWalletConfig(c: WalletConfig): WalletConfig {
   if (!c.esplora_address && !c.bitcoind_address) throw new WalletConfigError("no chain source configured: set esplora or bitcoind");
   if (c.esplora_address && c.bitcoind_address) throw new WalletConfigError("cannot use both esplora and bitcoind as chain source");
@@ -57,16 +63,16 @@ export function validateWalletConfig(c: WalletConfig): WalletConfig {
   return c;
 }
 
-/** Parses `config.toml`. */
+/** Parses `config.toml`; integers beyond 2^53 stay exact (as bigint), so a rewrite keeps them. */
 export function parseWalletConfig(text: string): WalletConfig {
   try {
-    return parse(text) as WalletConfig;
+    return parse(text, { integersAsBigInt: "asNeeded" }) as WalletConfig;
   } catch (e) {
     throw new WalletConfigError(`invalid config.toml: ${e instanceof Error ? e.message : String(e)}`);
   }
 }
 
-/** Serializes the configuration as `config.toml`. */
+/** Serializes the configuration as `config.toml`, every key kept (those tender does not use too). */
 export function formatWalletConfig(c: WalletConfig): string {
   const clean = Object.fromEntries(Object.entries(c).filter(([, v]) => v !== undefined && v !== null));
   return stringify(clean) + "\n";

@@ -1,9 +1,9 @@
-import type { WalletConfig } from "../config/wallet-config.js";
+import type { WalletSettings } from "../config/wallet-settings.js";
 
-/** What a creation check sees: the request's network, the resolved configuration, restore data. */
+/** What a creation check sees: the request's network, the new wallet's settings, restore data. */
 export interface WalletCreationContext {
   network: string;
-  config: WalletConfig;
+  config: WalletSettings;
   /** True when restoring from a given mnemonic. */
   restoring: boolean;
   birthdayHeight?: number;

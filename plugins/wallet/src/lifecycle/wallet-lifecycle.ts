@@ -5,7 +5,8 @@ import {
   type DaemonConfig, type DatabaseLocation, type Logger,
 } from "@tender/core";
 import type { BIP32Interface } from "bip32";
-import { formatWalletConfig, parseWalletConfig, type WalletConfig } from "../config/wallet-config.js";
+import { formatWalletConfig, parseWalletConfig, validateWalletConfig, type WalletConfig } from "../config/wallet-config.js";
+import { readWalletSettings, unknownWalletConfigKeys, walletSettingEnvName, walletSettingsFromEnv, type WalletSettings } from "../config/wallet-settings.js";
 import { WalletCreationChecks } from "./creation-checks.js";
 import { generateMnemonic, InvalidMnemonicError, masterKey, parseMnemonic, walletFingerprint } from "../keys/seed.js";
 import { WalletProperties } from "../persistence/wallet-properties.js";
@@ -24,14 +25,8 @@ export interface WalletKeys {
   readonly fingerprint: string;
   readonly network: string;
   readonly master: BIP32Interface;
-  /** The wallet's backends (`config.toml`). */
-  readonly config: WalletConfig;
-}
-
-/** `daemon_manual_sync` of `config.toml` (a boolean, or the string "true"). */
-function manualSyncOf(config: WalletConfig): boolean {
-  const v = config["daemon_manual_sync"];
-  return v === true || v === "true";
+  /** The wallet's settings (`config.toml` with the environment's overrides); the same value `WalletSettingsService` provides. */
+  readonly config: WalletSettings;
 }
 
 /**
@@ -122,9 +117,40 @@ export class WalletLifecycle {
       await this.db.close();
       throw new Error(`the mnemonic's fingerprint ${fingerprint} does not match the database's ${props.fingerprint}`);
     }
-    const config = parseWalletConfig(readFileSync(this.path(CONFIG_FILE), "utf8"));
+    let config: WalletSettings;
+    try {
+      config = this.loadSettings(props.network);
+    } catch (e) {
+      await this.db.close();
+      throw e;
+    }
     this.keys = { fingerprint, network: props.network, master, config };
-    await this.session.load({ fingerprint, network: props.network, manualSync: manualSyncOf(config) });
+    await this.session.load({ fingerprint, network: props.network, manualSync: config.daemon_manual_sync });
+  }
+
+  /**
+   * The wallet's settings from `config.toml` (a missing file counts as empty, leaving the
+   * defaults), the `TENDER_<KEY>` environment and the defaults of `network`. A wallet whose
+   * settings are malformed or incomplete is not opened: the error names the file and the key.
+   */
+  private loadSettings(network: string): WalletSettings {
+    const file = this.path(CONFIG_FILE);
+    try {
+      const raw: WalletConfig = existsSync(file) ? parseWalletConfig(readFileSync(file, "utf8")) : {};
+      const settings = readWalletSettings(raw, network);
+      validateWalletConfig(settings);
+      this.logSettingSources(raw);
+      return settings;
+    } catch (e) {
+      throw new Error(`error loading wallet configuration ${file}: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
+
+  /** Logs which keys the environment overrides and which keys of the file barkd does not know (names only, never values). */
+  private logSettingSources(raw: WalletConfig): void {
+    for (const key of walletSettingsFromEnv()) this.logger.info(`config.toml: ${key} set by ${walletSettingEnvName(key)}`);
+    const unknown = unknownWalletConfigKeys(raw);
+    if (unknown.length > 0) this.logger.warn(`config.toml: ignoring keys barkd does not know: ${unknown.join(", ")}`);
   }
 
   /** `POST /api/v1/wallet/create`. */
@@ -153,9 +179,9 @@ export class WalletLifecycle {
     let resolved;
     try {
       resolved = resolveCreateConfig(req, this.path(CONFIG_FILE));
-      checkRestoreRules(req, resolved.config);
+      checkRestoreRules(req, resolved.settings);
       await this.creationChecks.runAll({
-        network: req.network, config: resolved.config, restoring: req.mnemonic != null, force: req.force ?? false,
+        network: req.network, config: resolved.settings, restoring: req.mnemonic != null, force: req.force ?? false,
         ...(req.birthday_height != null ? { birthdayHeight: req.birthday_height } : {}),
       });
     } catch (e) {
@@ -171,7 +197,7 @@ export class WalletLifecycle {
     writeFileAtomic(this.path(CREATE_JOURNAL_FILE), JSON.stringify(journal), 0o600);
     faultPoint("wallet-create:after-journal");
     try {
-      if (resolved.write) writeFileAtomic(this.path(CONFIG_FILE), formatWalletConfig(resolved.config), 0o600);
+      if (resolved.write) writeFileAtomic(this.path(CONFIG_FILE), formatWalletConfig(resolved.file), 0o600);
       faultPoint("wallet-create:after-config");
       await this.db.open(journal.database);
       const em = this.db.em();
@@ -185,8 +211,9 @@ export class WalletLifecycle {
       await this.rollback(journal);
       throw fail(e);
     }
-    this.keys = { fingerprint, network: req.network, master, config: resolved.config };
-    await this.session.load({ fingerprint, network: req.network, manualSync: manualSyncOf(resolved.config) });
+    this.logSettingSources(resolved.file);
+    this.keys = { fingerprint, network: req.network, master, config: resolved.settings };
+    await this.session.load({ fingerprint, network: req.network, manualSync: resolved.settings.daemon_manual_sync });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };
   }
