@@ -19,6 +19,15 @@ describe("payment-method parsers of the history filter", () => {
     expect(() => p.canonical("lnurl", "lnbc1xyz")).to.throw(BadRequestError, /invalid lnurl/);
   });
 
+  it("parses a value as given: surrounding whitespace makes it invalid (as in barkd)", () => {
+    for (const [type, value] of [["lightning-address", " satoshi@example.com"], ["lightning-address", "satoshi@example.com\n"],
+      ["lnurl", " lnurl1dp68gurn8ghj7um9wfmxjcm99e3k7mf0v9cxj0m385ekvcenxc6r2c35xvukxefcv5mkvv34x5ekzd3ev56nyd3hxqurzepexejxxepnxscrvwfnv9nxzcn9xq6xyefhvgcxxcmyxymnserxfq5fns"],
+      ["bitcoin", " bcrt1p8wpt9v4frpf3tkn0srd97pksgsxc5hs52lafxwru9kgeephvs7rqjeprhg"], ["output-script", " 6a04"]] as const) {
+      expect(() => p.canonical(type, value), `${type} ${JSON.stringify(value)}`).to.throw(BadRequestError, /^bad request: invalid payment method: /);
+    }
+    expect(p.canonical("custom", " any thing ").value).to.equal(" any thing ");
+  });
+
   it("accepts lightning addresses, script hex and custom text", () => {
     expect(p.canonical("lightning-address", "Satoshi@Example.com").value).to.equal("satoshi@example.com");
     expect(p.canonical("output-script", "6A0401020304").value).to.equal("6a0401020304");

@@ -29,14 +29,16 @@ function parseOutputScript(value: string): string {
   return value.toLowerCase();
 }
 
+// Values are parsed as given, as barkd's parsers do: surrounding whitespace makes a value invalid.
+
 function parseLightningAddress(value: string): string {
-  const m = /^([a-z0-9\-_.+]+)@([a-z0-9-]+(\.[a-z0-9-]+)+)$/i.exec(value.trim());
+  const m = /^([a-z0-9\-_.+]+)@([a-z0-9-]+(\.[a-z0-9-]+)+)$/i.exec(value);
   if (!m) throw new Error(`invalid lightning address: ${value}`);
   return `${m[1]!.toLowerCase()}@${m[2]!.toLowerCase()}`;
 }
 
 function parseLnurl(value: string): string {
-  const v = value.trim().replace(/^lightning:/i, "");
+  const v = value.replace(/^lightning:/i, "");
   const decoded = bech32.decodeUnsafe(v.toLowerCase(), 2000);
   if (!decoded || decoded.prefix !== "lnurl") throw new Error(`invalid lnurl: ${value}`);
   return v.toLowerCase();
