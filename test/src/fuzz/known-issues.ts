@@ -34,7 +34,7 @@ function destinations(body: unknown): string[] {
 export const KNOWN_ISSUES: readonly KnownIssue[] = [
   {
     id: "onchain-long-destination",
-    reason: "plugins/onchain (open, found by this fuzzer): a long destination in POST /api/v1/onchain/send, /drain or /send-many is parsed as base58 in quadratic time on the event loop: 20 000 characters take ~3 s, 100 000 block the whole daemon for minutes (every other request waits); barkd answers 400 \"Invalid destination address\" at once. Requests with a destination over 1 000 characters are not sent",
+    reason: "plugins/onchain (open, found by this fuzzer): a long destination in POST /api/v1/onchain/send, /drain or /send-many is parsed as base58 in quadratic time on the event loop: 20 000 characters take ~3 s, 100 000 block the whole daemon for over a minute (every other request waits); barkd answers 400 \"Invalid destination address\" at once. Requests with a destination over 1 000 characters are not sent",
     beforeSending: (c) => ["/api/v1/onchain/send", "/api/v1/onchain/drain", "/api/v1/onchain/send-many"].includes(c.op?.path ?? "") && destinations(c.body).some((d) => d.length > 1_000),
     matches: () => false,
   },
@@ -49,8 +49,13 @@ export const KNOWN_ISSUES: readonly KnownIssue[] = [
     },
   },
   {
-    id: "malformed-lightning-destination",
-    reason: "issue 16 item 4 (open): POST /api/v1/wallet/send with a malformed BOLT11/LNURL/BOLT12 destination answers 500 \"Lightning payments are not available\" where barkd fails to decode it and answers 400 \"Argument is not a valid destination…\"",
-    matches: (c) => c.op?.path === "/api/v1/wallet/send" && c.res.status === 500 && c.violations.every((v) => v.rule === "situation-status" && v.detail.includes("malformed Lightning")),
+    id: "ark-payment-method-padded",
+    reason: "plugins/ark (open, found by this fuzzer): the history filter's `ark` parser trims its value, so GET /api/v1/history?type=ark&value=%20tark1…%20 answers 200 where barkd's address parser refuses it: 400 \"bad request: invalid payment method: invalid ark address…\"",
+    matches: (c) => {
+      if (c.op?.path !== "/api/v1/history" || c.res.status !== 200 || !c.violations.every((v) => v.rule === "situation-status")) return false;
+      const type = c.query?.find(([k]) => k === "type")?.[1];
+      const value = c.query?.find(([k]) => k === "value")?.[1];
+      return type === "ark" && value !== undefined && value !== value.trim() && value.trim() !== "";
+    },
   },
 ];
