@@ -68,7 +68,6 @@ export class Kernel {
   private readonly startHooks: Hook[] = [];
   private readonly stopHooks: Hook[] = [];
   private server: Server | undefined;
-  private readonly background = new Set<Promise<unknown>>();
   private openApiDoc: Record<string, unknown> | undefined;
   /** Which plugin provided each daemon-scoped service. */
   private readonly daemonProviders = new Map<string, string>();
@@ -110,11 +109,8 @@ export class Kernel {
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
     this.container.registerInstance(ActionEngine, this.actions);
     const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
-    // Resuming must not hold up wallet creation, but shutdown waits for it (it uses the database).
-    this.events.on(WalletReady, () => {
-      const run = Promise.resolve(resume()).catch(() => undefined).finally(() => this.background.delete(run));
-      this.background.add(run);
-    });
+    // Resuming must not hold up wallet creation, but unloading the wallet (stop, delete) waits for it.
+    this.events.on(WalletReady, () => this.wallet.background(async () => resume()));
     this.scheduler.add({
       name: "kernel.actions", intervalMs: 2000, initialDelayMs: 2000,
       run: async () => { if (!this.wallet.current?.manualSync) await resume(); },
@@ -254,7 +250,6 @@ export class Kernel {
     }
     this.opts.logger.debug("stopping the scheduler");
     await this.scheduler.stop();
-    await Promise.all([...this.background]);
     await this.events.drain();
     for (const [i, h] of this.stopHooks.entries()) {
       try {

@@ -63,6 +63,22 @@ describe("wallet scope", () => {
     expect(log).to.deep.equal(["create counter", "create doubled", "dispose doubled", "dispose counter 1"]);
   });
 
+  it("waits for the wallet's background work before disposing of its services on unload", async () => {
+    const { session, log } = setup();
+    await session.load(wallet);
+    let release!: () => void;
+    session.background(async () => {
+      await new Promise<void>((r) => (release = r));
+      log.push("background work done");
+    });
+    const unloading = session.unload();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(log).to.not.include("dispose counter 1");
+    release();
+    await unloading;
+    expect(log.slice(-3)).to.deep.equal(["background work done", "dispose doubled", "dispose counter 1"]);
+  });
+
   it("makes new instances for the next wallet", async () => {
     const { scope, session } = setup();
     await session.load(wallet);

@@ -35,6 +35,7 @@ export const WalletNotificationRaised = defineEvent<WalletNotification>("wallet.
  */
 export class WalletSession {
   private wallet: LoadedWallet | undefined;
+  private readonly work = new Set<Promise<unknown>>();
   constructor(private readonly events: EventBus, private readonly scope?: WalletScope) {}
 
   get current(): LoadedWallet | undefined {
@@ -58,12 +59,24 @@ export class WalletSession {
     if (this.wallet === wallet) this.events.emit(WalletReady, wallet);
   }
 
-  /** Marks the wallet unloaded, raises {@link WalletUnloaded}, waits for its handlers, then disposes of its wallet services. */
+  /**
+   * Runs `work` for the loaded wallet in the background (its failure is the caller's to log).
+   * Unloading the wallet (delete, daemon stop) waits for it before the wallet's services and
+   * database are closed, so no query runs against a closed database.
+   */
+  background(work: () => Promise<unknown>): void {
+    const run: Promise<unknown> = work().catch(() => undefined).finally(() => this.work.delete(run));
+    this.work.add(run);
+  }
+
+  /** Marks the wallet unloaded, raises {@link WalletUnloaded}, waits for its handlers and background work, then disposes of its wallet services. */
   async unload(): Promise<void> {
     const w = this.wallet;
     if (!w) return;
     this.wallet = undefined;
     await this.events.emitAndWait(WalletUnloaded, w);
+    // background work of this wallet (a start-up sync…) ends before its services and database go
+    while (this.work.size) await Promise.allSettled([...this.work]);
     await this.scope?.close();
   }
 }

@@ -129,10 +129,10 @@ export const arkPlugin = definePlugin({
         if (server) void server.heartbeat();
         return;
       }
-      void (async () => {
+      session.background(async () => {
         await consumer.handOverKept().catch((e: unknown) => ctx.logger.warn(`mailbox: kept messages: ${e instanceof Error ? e.message : String(e)}`));
         if (await server.heartbeat()) await syncAll();
-      })();
+      });
     });
 
     let wasUp = false;
