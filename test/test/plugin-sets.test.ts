@@ -68,7 +68,7 @@ describe("plugin sets: a daemon with only the rails an integrator enables", func
   it("lets a third-party plugin add a send destination kind and a balance field without touching any other plugin", async () => {
     d = await startDaemon({ config: { plugins: ["@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/e2e/example-plugin"] } });
     await ok(d, "POST", "/api/v1/wallet/create", await regtestWallet());
-    expect(await ok(d, "POST", "/api/v1/wallet/send", { destination: " voucher:summer2026 ", amount_sat: 1_500 })).to.deep.equal({ message: "Payment sent successfully" });
+    expect(await ok(d, "POST", "/api/v1/wallet/send", { destination: "voucher:summer2026", amount_sat: 1_500 })).to.deep.equal({ message: "Payment sent successfully" });
     expect(await ok(d, "POST", "/api/v1/wallet/send", { destination: "voucher:winter", amount_sat: 500 })).to.deep.equal({ message: "Payment sent successfully" });
     expect(await ok(d, "GET", "/api/v1/example/vouchers")).to.deep.equal([{ code: "summer2026", amount_sat: 1_500 }, { code: "winter", amount_sat: 500 }]);
     expect(await ok(d, "GET", "/api/v1/wallet/balance")).to.deep.equal({ ...ZERO_BALANCE, pending_in_round_sat: 2_000 });
