@@ -42,5 +42,5 @@ export function parseAmountWithUnit(text: string): bigint {
 export function parseDestinationEntry(entry: string): { address: string; amountSat: bigint } {
   const at = entry.indexOf(":");
   if (at < 0) throw new InvalidDestinationFormatError();
-  return { address: entry.slice(0, at).trim(), amountSat: parseAmountWithUnit(entry.slice(at + 1)) };
+  return { address: entry.slice(0, at), amountSat: parseAmountWithUnit(entry.slice(at + 1)) };
 }

@@ -60,3 +60,21 @@ describe("destination addresses", () => {
     expect(new DustOutputError(1n, 330n).status).to.equal(400);
   });
 });
+
+describe("destination addresses, taken as barkd's parser takes them", () => {
+  const ADDRESS = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080";
+
+  it("refuses an address with surrounding whitespace instead of trimming it", () => {
+    expect(destinationScript(ADDRESS, networks.regtest, "regtest")).to.have.length(22);
+    for (const padded of [` ${ADDRESS}`, `${ADDRESS} `, `\n${ADDRESS}`]) {
+      expect(() => destinationScript(padded, networks.regtest, "regtest"), JSON.stringify(padded)).to.throw(InvalidAddressError);
+    }
+    expect(parseDestinationEntry(` ${ADDRESS}:1000 sat`).address).to.equal(` ${ADDRESS}`);
+  });
+
+  it("refuses a destination longer than any address before decoding it (base58 decoding is quadratic)", () => {
+    // the message names the length: the refusal came from the length check, not from decoding
+    expect(() => destinationScript("1".repeat(200_000), networks.regtest, "regtest")).to.throw(InvalidAddressError, "longer than 90 characters");
+    expect(() => destinationScript(`bcrt1q${"q".repeat(85)}`, networks.regtest, "regtest")).to.throw(InvalidAddressError, "longer than 90 characters");
+  });
+});

@@ -62,9 +62,10 @@ export const arkPlugin = definePlugin({
     ctx.migrations(...ARK_MIGRATIONS);
     const creationPins = new CreationPins();
     ctx.get(WalletLifecycleService).creationChecks.add("ark-server", arkServerCreationCheck(creationPins, connector));
+    // taken as given, as barkd's parser does: surrounding whitespace makes the value invalid
     ctx.container.resolve(PaymentMethodParsersToken).register("ark", (v) => {
-      decodeArkAddress(v.trim());
-      return v.trim().toLowerCase();
+      decodeArkAddress(v);
+      return v.toLowerCase();
     });
 
     const walletKeys = ctx.walletService(WalletKeysService);
