@@ -265,6 +265,14 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
     expect((await fetch(`${base}/api/v1/things/special`, { headers: { ...auth, Origin: "http://evil.example" } })).status).to.equal(200); // reads stay CORS's business
   });
 
+  it("sends no ETag and answers a conditional GET in full, as barkd does", async () => {
+    const first = await fetch(`${base}/api/v1/things/special`, { headers: auth });
+    expect(first.headers.get("etag")).to.equal(null);
+    const again = await fetch(`${base}/api/v1/things/special`, { headers: { ...auth, "If-None-Match": 'W/"anything"', "If-Modified-Since": new Date().toUTCString() } });
+    expect(again.status).to.equal(200);
+    expect(await again.json()).to.deep.equal({ special: true });
+  });
+
   it("echoes an allowed origin and answers its preflight with barkd's allow lists", async () => {
     const pre = await fetch(`${base}/api/v1/things`, {
       method: "OPTIONS", headers: { Origin: "http://good.example", "Access-Control-Request-Method": "POST" },

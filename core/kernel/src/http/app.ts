@@ -73,6 +73,8 @@ function sendError(req: Request, res: Response, err: unknown, logger: Logger): v
 export function buildApp(opts: AppOptions): express.Express {
   const app = express();
   app.disable("x-powered-by");
+  // barkd sends no ETag and never answers 304 to a conditional GET
+  app.set("etag", false);
   app.set("json replacer", (_k: string, v: unknown) => (typeof v === "bigint" ? v.toString() : v));
   app.set("query parser", "simple");
   // barkd's router matches paths exactly: `/API/V1/...` and a trailing slash are other paths (404).
