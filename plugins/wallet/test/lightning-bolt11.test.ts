@@ -12,6 +12,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { address as btcAddress } from "bitcoinjs-lib";
 import { BOLT11_KNOWN_FEATURE_BITS, decodeBolt11, LightningDecodeError, wordsToBytes, type Bolt11Invoice } from "../src/index.js";
+import { codeOf } from "./decode-outcome.js";
 
 const FILE = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bolts/bolt11-vectors.json");
 
@@ -33,15 +34,6 @@ const VECTORS = JSON.parse(readFileSync(FILE, "utf8")) as {
 };
 
 const hex = (b: Uint8Array | undefined) => (b === undefined ? null : bytesToHex(b));
-const codeOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof LightningDecodeError) return e.code;
-    throw e;
-  }
-  return "decoded";
-};
 
 /** The address a fallback stands for (BIP 173/350 for witness versions, base58check for 17/18). */
 function fallbackAddress(version: number, program: Uint8Array, currencyPrefix: string): string {

@@ -10,21 +10,13 @@ import { fileURLToPath } from "node:url";
 import { bech32 } from "@scure/base";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
 import { decodeBolt12Offer, LightningDecodeError } from "../src/index.js";
+import { codeOf } from "./decode-outcome.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bolts");
 const read = <T>(name: string) => JSON.parse(readFileSync(join(DIR, name), "utf8")) as T;
 const OFFERS = read<{ description: string; valid: boolean; bolt12: string; fields?: { type: number; length: number; hex: string }[] }[]>("bolt12-offers-test.json");
 const FORMAT = read<{ comment: string; valid: boolean; string: string }[]>("bolt12-format-string-test.json");
 
-const codeOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof LightningDecodeError) return e.code;
-    throw e;
-  }
-  return "decoded";
-};
 
 describe("BOLT 12 offer reader: offers-test.json", () => {
   it("has 20 valid and 33 invalid offers", () => {

@@ -10,6 +10,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bech32 } from "@scure/base";
 import { classifyDestination, decodeLnurl, LightningDecodeError, SEND_ERRORS, unclaimedKindError } from "../src/index.js";
+import { codeOf } from "./decode-outcome.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bolts");
 const BOLT11 = JSON.parse(readFileSync(join(DIR, "bolt11-vectors.json"), "utf8")) as { valid: { title: string; invoice: string }[] };
@@ -19,15 +20,6 @@ const OFFERS = JSON.parse(readFileSync(join(DIR, "bolt12-offers-test.json"), "ut
 const LUD01_EXAMPLE = "LNURL1DP68GURN8GHJ7UM9WFMXJCM99E3K7MF0V9CXJ0M385EKVCENXC6R2C35XVUKXEFCV5MKVV34X5EKZD3EV56NYD3HXQURZEPEXEJXXEPNXSCRVWFNV9NXZCN9XQ6XYEFHVGCXXCMYXYMNSERXFQ5FNS";
 const lnurlOf = (url: string) => bech32.encode("lnurl", bech32.toWords(new TextEncoder().encode(url)), false);
 
-const codeOf = (f: () => unknown): string => {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof LightningDecodeError) return e.code;
-    throw e;
-  }
-  return "decoded";
-};
 
 describe("LNURL reader (LUD-01)", () => {
   it("decodes the LUD-01 example, in either case", () => {
