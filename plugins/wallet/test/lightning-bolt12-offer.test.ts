@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bech32 } from "@scure/base";
 import { bytesToHex, hexToBytes } from "@noble/hashes/utils.js";
-import { decodeBolt12Offer, LightningDecodeError } from "../src/index.js";
+import { decodeBolt12Offer } from "../src/index.js";
 import { codeOf } from "./decode-outcome.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bolts");

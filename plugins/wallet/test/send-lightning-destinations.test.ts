@@ -9,7 +9,7 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { bech32 } from "@scure/base";
-import { classifyDestination, decodeLnurl, LightningDecodeError, SEND_ERRORS, unclaimedKindError } from "../src/index.js";
+import { classifyDestination, decodeLnurl, SEND_ERRORS, unclaimedKindError } from "../src/index.js";
 import { codeOf } from "./decode-outcome.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bolts");
