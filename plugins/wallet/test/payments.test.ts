@@ -97,6 +97,15 @@ describe("balance contributors (the wallet's balance extension point)", () => {
     });
   });
 
+  it("answers the fields in barkd's order, whichever contribution arrives first", async () => {
+    const balance = new BalanceContributors();
+    balance.contribute("spendable_sat", "ark", () => new Promise((r) => setTimeout(() => r(1n), 20)));
+    balance.contribute("pending_exit_sat", "exits", async () => 2n);
+    expect(Object.keys(await balance.read())).to.deep.equal([
+      "spendable_sat", "pending_lightning_send_sat", "claimable_lightning_receive_sat", "pending_in_round_sat", "pending_board_sat", "pending_exit_sat",
+    ]);
+  });
+
   it("leaves pending_exit_sat unknown when a contributor cannot tell, and fails for a required field", async () => {
     const balance = new BalanceContributors();
     balance.contribute("pending_exit_sat", "exits", async () => undefined);

@@ -37,8 +37,7 @@ export class BalanceContributors {
 
   /** Every field's sum, `undefined` for an omittable field some contributor could not tell. */
   async read(): Promise<Record<BalanceField, bigint | undefined>> {
-    const out = {} as Record<BalanceField, bigint | undefined>;
-    await Promise.all(BALANCE_FIELDS.map(async (field) => {
+    const sums = await Promise.all(BALANCE_FIELDS.map(async (field) => {
       let sum: bigint | undefined = 0n;
       for (const c of this.byField.get(field) ?? []) {
         const v = await c.read();
@@ -49,8 +48,11 @@ export class BalanceContributors {
         }
         sum += v;
       }
-      out[field] = sum;
+      return sum;
     }));
+    // keys in barkd's order whatever order the contributions arrived in, so the JSON is stable
+    const out = {} as Record<BalanceField, bigint | undefined>;
+    BALANCE_FIELDS.forEach((field, i) => { out[field] = sums[i]; });
     return out;
   }
 }
