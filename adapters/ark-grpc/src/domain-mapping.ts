@@ -13,10 +13,12 @@ import type { ReceivedMailboxMessage } from "./mailbox-codec.js";
 
 const table = (t: readonly PpmExpiryFeeEntry[]): PpmExpiryEntry[] => t.map((e) => ({ expiryBlocksThreshold: e.expiryBlocksThreshold, ppm: e.ppm }));
 
-/** The fee schedule of validated Ark info. */
-function feesOf(info: ArkInfoMessage): FeeSchedule {
-  const f = info.fees;
-  if (!f?.board || !f.offboard || !f.refresh || !f.lightningReceive || !f.lightningSend) throw new InvalidArkInfoError("missing fees");
+/**
+ * A fee schedule copied part by part. The port's schedule and the `FeeSchedule` message have the
+ * same fields, so this one copy serves both directions: a client reading Ark info (once every
+ * part is known present) and a server writing it.
+ */
+export function copyFeeSchedule(f: FeeSchedule): FeeSchedule {
   return {
     board: { minFeeSat: f.board.minFeeSat, baseFeeSat: f.board.baseFeeSat, ppm: f.board.ppm },
     offboard: { baseFeeSat: f.offboard.baseFeeSat, fixedAdditionalVb: f.offboard.fixedAdditionalVb, ppmExpiryTable: table(f.offboard.ppmExpiryTable) },
@@ -24,6 +26,13 @@ function feesOf(info: ArkInfoMessage): FeeSchedule {
     lightningReceive: { baseFeeSat: f.lightningReceive.baseFeeSat, ppm: f.lightningReceive.ppm },
     lightningSend: { minFeeSat: f.lightningSend.minFeeSat, baseFeeSat: f.lightningSend.baseFeeSat, ppmExpiryTable: table(f.lightningSend.ppmExpiryTable) },
   };
+}
+
+/** The fee schedule of validated Ark info. */
+function feesOf(info: ArkInfoMessage): FeeSchedule {
+  const f = info.fees;
+  if (!f?.board || !f.offboard || !f.refresh || !f.lightningReceive || !f.lightningSend) throw new InvalidArkInfoError("missing fees");
+  return copyFeeSchedule({ board: f.board, offboard: f.offboard, refresh: f.refresh, lightningReceive: f.lightningReceive, lightningSend: f.lightningSend });
 }
 
 /** The port's Ark info of a validated `ArkInfo` message (`vtxo_lifetime` falls back to `vtxo_expiry_delta`). */

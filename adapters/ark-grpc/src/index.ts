@@ -33,6 +33,6 @@ export { ArkServerClient, isRetryableConnectFailure, type ArkServerClientOptions
 export type { ArkService, MailboxService, UnaryMethod, StreamMethod, RequestOf, ResponseOf } from "./service-types.js";
 export { ServerChannel, DEFAULT_CHANNEL_OPTIONS, type ServerChannelOptions } from "./channel.js";
 export { GrpcArkServer, grpcArkServerConnector, grpcArkServerConnectorWith } from "./grpc-ark-server.js";
-export { arkInfoOf, arkSessionOf, mailboxMessageOf } from "./domain-mapping.js";
+export { arkInfoOf, arkSessionOf, copyFeeSchedule, mailboxMessageOf } from "./domain-mapping.js";
 export { decodeReceivedMailboxMessage, decodeReceivedMailboxMessages, ReceivingMailboxService, type ReceivedMailboxMessage, type ReceivedMailboxMessages } from "./mailbox-codec.js";
 export { serverNetworkOf } from "./networks.js";

@@ -12,6 +12,7 @@
  */
 import type { Logger } from "@tender/core";
 import {
+  copyFeeSchedule,
   ArkServiceService,
   BanAdminServiceService,
   HealthCheckResponse_ServingStatus,
@@ -37,7 +38,7 @@ import {
   type RegisterVtxoTransactionsRequest,
   type UnbanVtxoRequest,
 } from "@tender/ark-grpc";
-import { encodeOutPoint, parseOutPoint, type FeeSchedule, type PpmExpiryEntry } from "@tender/ark-protocol";
+import { encodeOutPoint, parseOutPoint, type FeeSchedule } from "@tender/ark-protocol";
 import type { ArkServer } from "./ark-server.js";
 import type { MailboxMessageData } from "./mailbox-service.js";
 import type { ArkInfo } from "./server-config.js";
@@ -51,17 +52,9 @@ export interface ServiceBinding {
   readonly impl: UntypedServiceImplementation;
 }
 
-const table = (t: readonly PpmExpiryEntry[]) => t.map((e) => ({ expiryBlocksThreshold: e.expiryBlocksThreshold, ppm: e.ppm }));
-
-/** Domain fee schedule → `FeeSchedule` message. */
+/** Domain fee schedule → `FeeSchedule` message (the fields are the same: ark-grpc's one copy serves). */
 export function feeScheduleMessage(f: FeeSchedule): FeeScheduleMessage {
-  return {
-    board: { minFeeSat: f.board.minFeeSat, baseFeeSat: f.board.baseFeeSat, ppm: f.board.ppm },
-    offboard: { baseFeeSat: f.offboard.baseFeeSat, fixedAdditionalVb: f.offboard.fixedAdditionalVb, ppmExpiryTable: table(f.offboard.ppmExpiryTable) },
-    refresh: { baseFeeSat: f.refresh.baseFeeSat, ppmExpiryTable: table(f.refresh.ppmExpiryTable) },
-    lightningReceive: { baseFeeSat: f.lightningReceive.baseFeeSat, ppm: f.lightningReceive.ppm },
-    lightningSend: { minFeeSat: f.lightningSend.minFeeSat, baseFeeSat: f.lightningSend.baseFeeSat, ppmExpiryTable: table(f.lightningSend.ppmExpiryTable) },
-  };
+  return copyFeeSchedule(f);
 }
 
 /** Domain `ArkInfo` → message. */
