@@ -15,6 +15,6 @@ export const DEFAULT_PLUGINS: readonly TenderPlugin[] = [
 
 /** The module names of {@link DEFAULT_PLUGINS}, for a configuration file that lists them (and adds its own). */
 export const DEFAULT_PLUGIN_MODULES: readonly string[] = [
-  "@tender/plugin-wallet", "@tender/plugin-chain", "@tender/plugin-onchain", "@tender/plugin-notifications",
+  "@tender/plugin-wallet", "@tender/plugin-chain", "@tender/plugin-fees", "@tender/plugin-onchain", "@tender/plugin-notifications",
   "@tender/plugin-history", "@tender/plugin-ark", "@tender/plugin-boards",
 ];

@@ -45,7 +45,7 @@ export class FeeEstimators {
 
   /** Adds an amount-based estimate. */
   addAmountEstimate(e: AmountFeeEstimator): void {
-    this.add({
+    this.addRoute({
       ...this.base(e), query: AmountQuery,
       responses: { 200: { description: "Returns the fee estimate", schema: FeeEstimateResponse }, 500: this.failure },
       handler: async ({ query }: { query: { amount_sat: bigint } }) => {
@@ -60,7 +60,7 @@ export class FeeEstimators {
 
   /** Adds an estimate with its own query and response shapes. */
   addCustomEstimate<Q>(e: CustomFeeEstimator<Q>): void {
-    this.add({
+    this.addRoute({
       ...this.base(e), ...(e.query ? { query: e.query } : {}),
       responses: { 200: { description: "Returns the fee estimate", schema: e.response }, 500: this.failure },
       handler: ({ query }: { query: Q }) => e.estimate(query),
@@ -74,10 +74,6 @@ export class FeeEstimators {
     if (this.paths.has(e.path)) throw new Error(`the fee estimate ${e.path} is already contributed`);
     this.paths.add(e.path);
     return { method: "get" as const, path: `/api/v1/fees/${e.path}`, operationId: e.operationId, summary: e.summary, tag: "fees", requiresWallet: true };
-  }
-
-  private add(route: RouteDefinition): void {
-    this.addRoute(route);
   }
 }
 

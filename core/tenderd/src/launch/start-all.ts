@@ -17,15 +17,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { createLogger } from "@tender/core";
 import { startDevnetWithArk, type ArkServerProfile, type DevnetWithArk } from "@tender/devnet";
+import { DEFAULT_PLUGIN_MODULES } from "../default-plugins.js";
 import { startRecipe } from "./recipe.js";
 
 /** Fixed loopback ports, so the wallet's stored server and chain URLs stay valid across restarts. */
 export const START_PORTS = { esplora: 3002, rpc: 18443, ark: 3535, arkAdmin: 3536, daemon: 3000 } as const;
-/** Plugins the launched daemon runs (the Ark rail and boards on top of the defaults). */
-export const START_PLUGINS = [
-  "@tender/plugin-wallet", "@tender/plugin-notifications", "@tender/plugin-history", "@tender/plugin-chain",
-  "@tender/plugin-fees", "@tender/plugin-onchain", "@tender/plugin-ark", "@tender/plugin-boards",
-];
+/** Plugins the launched daemon runs: every plugin tenderd ships, named in its configuration file. */
+export const START_PLUGINS = DEFAULT_PLUGIN_MODULES;
 const MATURE_HEIGHT = 101;
 const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..", "..");
 const TENDERD = join(REPO_ROOT, "core", "tenderd", "bin", "tenderd.js");
