@@ -3,8 +3,11 @@
  * Ark info is mapped only after `validateArkInfo` accepted it (so every fee part is present).
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
-import type { ArkInfo, ArkSession, MailboxMessage } from "@tender/ark-protocol/server";
-import type { ArkInfo as ArkInfoMessage, PpmExpiryFeeEntry } from "./gen/bark_server.js";
+import { InvalidServerResponseError, type ArkInfo, type ArkSession, type MailboxMessage, type RoundEvent, type RoundParticipationStatus } from "@tender/ark-protocol/server";
+import {
+  RoundParticipationStatus as RoundParticipationStatusCode, type ArkInfo as ArkInfoMessage, type PpmExpiryFeeEntry, type RoundEvent as RoundEventMessage,
+  type RoundParticipationStatusResponse,
+} from "./gen/bark_server.js";
 import { MailboxMessage as MailboxMessageCodec } from "./gen/mailbox_server.js";
 import { effectiveVtxoLifetime } from "./ark-info.js";
 import { InvalidArkInfoError } from "./errors.js";
@@ -83,4 +86,40 @@ export function mailboxMessageOf(m: ReceivedMailboxMessage): MailboxMessage {
     case undefined:
       return { kind: "unknown", checkpoint, bytes: m.unknownKindBytes ?? MailboxMessageCodec.encode(m).finish() };
   }
+}
+
+/** The port's round event of a `RoundEvent` message; `undefined` for an empty (unknown) event. */
+export function roundEventOf(ev: RoundEventMessage): RoundEvent | undefined {
+  const e = ev.event;
+  switch (e?.$case) {
+    case "attempt":
+      return { kind: "attempt", roundSeq: e.value.roundSeq, attemptSeq: e.value.attemptSeq, challenge: e.value.roundAttemptChallenge };
+    case "vtxoProposal":
+      return {
+        kind: "vtxo-proposal", roundSeq: e.value.roundSeq, attemptSeq: e.value.attemptSeq, vtxosSpec: e.value.vtxosSpec,
+        unsignedRoundTx: e.value.unsignedRoundTx, aggNonces: e.value.vtxosAggNonces,
+      };
+    case "finished":
+      return { kind: "finished", roundSeq: e.value.roundSeq, attemptSeq: e.value.attemptSeq, signedRoundTx: e.value.signedRoundTx, cosignSignatures: e.value.vtxoCosignSignatures };
+    case "failed":
+      return { kind: "failed", roundSeq: e.value.roundSeq };
+    default:
+      return undefined;
+  }
+}
+
+/** The port's participation status of a `RoundParticipationStatusResponse`. */
+export function roundParticipationStatusOf(res: RoundParticipationStatusResponse): RoundParticipationStatus {
+  if (res.status === RoundParticipationStatusCode.ROUND_PART_PENDING) return { status: "pending", inputVtxoIds: res.inputVtxoIds };
+  if (res.status !== RoundParticipationStatusCode.ROUND_PART_ISSUED && res.status !== RoundParticipationStatusCode.ROUND_PART_RELEASED) {
+    throw new InvalidServerResponseError(`unknown round participation status ${String(res.status)}`);
+  }
+  if (!res.roundFundingTx) throw new InvalidServerResponseError("round participation status lacks the round funding tx");
+  return {
+    status: res.status === RoundParticipationStatusCode.ROUND_PART_ISSUED ? "issued" : "released",
+    inputVtxoIds: res.inputVtxoIds,
+    roundFundingTx: res.roundFundingTx,
+    outputVtxos: res.outputVtxos,
+    ...(res.unlockPreimage ? { unlockPreimage: res.unlockPreimage } : {}),
+  };
 }

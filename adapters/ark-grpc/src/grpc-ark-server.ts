@@ -5,17 +5,21 @@
  */
 import type {
   ArkoorCosignPart, ArkoorCosignResponse, ArkServer, ArkServerConnector, ArkServerOptions, ArkSession, BoardCosignRequest,
-  BoardCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription, MailboxSubscriptionRequest, RecoveryIdsPost,
+  BoardCosignResponse, LeafVtxoCosignRequest, LeafVtxoCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription,
+  MailboxSubscriptionRequest, RecoveryIdsPost, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
+  RoundSubscription, RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "@tender/ark-protocol/server";
+import { ArkServerNotFoundError } from "@tender/ark-protocol/server";
 import { ArkServerClient, type ArkServerClientOptions, type ServerSession } from "./client.js";
-import { arkSessionOf, mailboxMessageOf } from "./domain-mapping.js";
+import { arkSessionOf, mailboxMessageOf, roundEventOf, roundParticipationStatusOf } from "./domain-mapping.js";
 import { serverNetworkOf } from "./networks.js";
 
 const output = (o: { amount: bigint; policy: Uint8Array }) => ({ totalAmount: o.amount, policy: o.policy });
+const input = (i: RoundInput) => ({ vtxoId: i.vtxoId, attestation: i.attestation });
 
 /** An {@link ArkServer} over one {@link ArkServerClient}. */
 export class GrpcArkServer implements ArkServer {
-  private readonly subscriptions = new Set<MailboxSubscription>();
+  private readonly subscriptions = new Set<MailboxSubscription | RoundSubscription>();
   private mapped: { raw: ServerSession; session: ArkSession } | undefined;
 
   constructor(readonly client: ArkServerClient) {}
@@ -86,6 +90,68 @@ export class GrpcArkServer implements ArkServer {
 
   async registerBoardVtxo(vtxo: Uint8Array): Promise<void> {
     await this.client.ark("registerBoardVtxo", { boardVtxo: vtxo });
+  }
+
+  subscribeRounds(r: RoundSubscriptionRequest): RoundSubscription {
+    const sub = this.client.subscribeRounds({
+      onEvent: async (m) => {
+        const ev = roundEventOf(m);
+        return ev === undefined ? true : r.onEvent(ev);
+      },
+    });
+    this.subscriptions.add(sub);
+    void sub.done.then(() => this.subscriptions.delete(sub));
+    return sub;
+  }
+
+  async lastRoundEvent(): Promise<RoundEvent | undefined> {
+    try {
+      return roundEventOf(await this.client.ark("lastRoundEvent", {}));
+    } catch (e) {
+      if (e instanceof ArkServerNotFoundError) return undefined;
+      throw e;
+    }
+  }
+
+  async submitPayment(r: SubmitPaymentRequest): Promise<Uint8Array> {
+    const res = await this.client.ark("submitPayment", {
+      inputVtxos: r.inputs.map(input),
+      vtxoRequests: r.outputs.map((o) => ({ vtxo: { amount: o.amount, policy: o.policy }, cosignPubkey: o.cosignPubkey, publicNonces: [...o.pubNonces] })),
+      offboardRequests: [],
+      ...(r.mailboxId ? { unblindedMailboxId: r.mailboxId } : {}),
+    });
+    return res.unlockHash;
+  }
+
+  async provideVtxoSignatures(r: VtxoSignaturesRequest): Promise<void> {
+    await this.client.ark("provideVtxoSignatures", { pubkey: r.cosignPubkey, signatures: [...r.signatures] });
+  }
+
+  async submitRoundParticipation(r: RoundParticipationRequest): Promise<Uint8Array> {
+    const res = await this.client.ark("submitRoundParticipation", {
+      inputVtxos: r.inputs.map(input),
+      vtxoRequests: r.outputs.map((o) => ({ amount: o.amount, policy: o.policy })),
+      ...(r.mailboxId ? { unblindedMailboxId: r.mailboxId } : {}),
+      ...(r.scheduledHeight !== undefined ? { scheduledHeight: r.scheduledHeight } : {}),
+    });
+    return res.unlockHash;
+  }
+
+  async roundParticipationStatus(unlockHash: Uint8Array): Promise<RoundParticipationStatus> {
+    return roundParticipationStatusOf(await this.client.ark("roundParticipationStatus", { unlockHash }));
+  }
+
+  async requestLeafVtxoCosign(r: LeafVtxoCosignRequest): Promise<LeafVtxoCosignResponse> {
+    const res = await this.client.ark("requestLeafVtxoCosign", { vtxoId: r.vtxoId, publicNonce: r.pubNonce });
+    return { pubNonce: res.publicNonce, partialSig: res.partialSignature };
+  }
+
+  async requestForfeitNonces(unlockHash: Uint8Array, vtxoIds: readonly Uint8Array[]): Promise<Uint8Array[]> {
+    return (await this.client.ark("requestForfeitNonces", { unlockHash, vtxoIds: [...vtxoIds] })).publicNonces;
+  }
+
+  async forfeitVtxos(bundles: readonly Uint8Array[]): Promise<Uint8Array> {
+    return (await this.client.ark("forfeitVtxos", { forfeitBundles: [...bundles] })).unlockPreimage;
   }
 
   close(): void {

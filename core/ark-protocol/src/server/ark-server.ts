@@ -1,6 +1,10 @@
 import type { ArkSession, PinnedServerKeys } from "./ark-info.js";
 import type { ArkoorCosignPart, ArkoorCosignResponse, BoardCosignRequest, BoardCosignResponse } from "./cosign-requests.js";
 import type { MailboxPage, MailboxReadRequest, MailboxSubscription, MailboxSubscriptionRequest, RecoveryIdsPost } from "./mailbox-messages.js";
+import type {
+  LeafVtxoCosignRequest, LeafVtxoCosignResponse, RoundEvent, RoundParticipationRequest, RoundParticipationStatus, RoundSubscription,
+  RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
+} from "./round-messages.js";
 
 /**
  * A wallet's connection to its Ark server: what the daemon asks of the server, in plain data.
@@ -34,6 +38,24 @@ export interface ArkServer {
   requestBoardCosign(request: BoardCosignRequest): Promise<BoardCosignResponse>;
   /** Registers a board VTXO once its funding transaction has the confirmations the server requires (idempotent). */
   registerBoardVtxo(vtxo: Uint8Array): Promise<void>;
+  /** Streams round events, resubscribing after drops until stopped. */
+  subscribeRounds(request: RoundSubscriptionRequest): RoundSubscription;
+  /** The last round event the server broadcast; `undefined` when there is none yet. */
+  lastRoundEvent(): Promise<RoundEvent | undefined>;
+  /** Joins the current round attempt; returns the unlock hash of the participation. */
+  submitPayment(request: SubmitPaymentRequest): Promise<Uint8Array>;
+  /** Hands one output's branch partial signatures to the round coordinator. */
+  provideVtxoSignatures(request: VtxoSignaturesRequest): Promise<void>;
+  /** Hands a delegated participation to the server; returns its unlock hash. */
+  submitRoundParticipation(request: RoundParticipationRequest): Promise<Uint8Array>;
+  /** Status of a delegated participation; an unknown unlock hash throws the not-found error. */
+  roundParticipationStatus(unlockHash: Uint8Array): Promise<RoundParticipationStatus>;
+  /** The server's nonce and partial signature for a round leaf's hash-lock spend (repeatable). */
+  requestLeafVtxoCosign(request: LeafVtxoCosignRequest): Promise<LeafVtxoCosignResponse>;
+  /** One server forfeit nonce per input of the participation (≤ 1000 ids per call), in order. */
+  requestForfeitNonces(unlockHash: Uint8Array, vtxoIds: readonly Uint8Array[]): Promise<Uint8Array[]>;
+  /** Hands over the hash-locked forfeit bundles (encoded); returns the unlock preimage. */
+  forfeitVtxos(bundles: readonly Uint8Array[]): Promise<Uint8Array>;
   /** Closes the connection and ends its subscriptions; later calls fail with `ArkClientClosedError`. */
   close(): void;
 }

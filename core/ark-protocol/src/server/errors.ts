@@ -79,6 +79,9 @@ export class DifferentServerError extends ArkClientError {
 /** The server's Ark info is something the wallet must not use (network mismatch, missing fees, bad deltas…). */
 export class InvalidArkInfoError extends ArkClientError {}
 
+/** The server answered a call with a message the wallet cannot use (a field missing or of an unknown value). */
+export class InvalidServerResponseError extends ArkClientError {}
+
 /**
  * The established connection to the server went away. The next call or heartbeat reconnects and
  * checks the server's identity again (whoever answers may be another server).
