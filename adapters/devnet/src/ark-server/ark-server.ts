@@ -21,6 +21,7 @@ import { serverConfig, SERVER_MAX_PROTOCOL_VERSION, SERVER_MIN_PROTOCOL_VERSION,
 import type { ServerChain, ServerContext } from "./server-context.js";
 import { NotFoundError } from "./server-errors.js";
 import { deriveServerKeys, newServerSeed } from "./server-keys.js";
+import { ServerSettings } from "./server-settings.js";
 import { ArkServerStore } from "./server-store.js";
 import { ServerWallet, type WalletStatus } from "./server-wallet.js";
 import { VtxoRegistry } from "./vtxo-registry.js";
@@ -36,6 +37,8 @@ export interface ArkServerOptions {
   readonly database?: DatabaseLocation;
   readonly profile?: ArkServerProfile;
   readonly overrides?: Partial<ArkServerConfig>;
+  /** Settings shared with an earlier run (a restart keeps changes made at run time); `profile` and `overrides` are then ignored. */
+  readonly settings?: ServerSettings;
   readonly logger?: Logger;
   /** Clock for mailbox authorizations (unix seconds). */
   readonly nowSecs?: () => bigint;
@@ -73,14 +76,19 @@ export class ArkServer {
 
   /** Opens the database (creating the server seed on first start) and builds the server. */
   static async open(opts: ArkServerOptions): Promise<ArkServer> {
-    const config = serverConfig(opts.profile ?? "default", opts.overrides);
+    const settings = opts.settings ?? new ServerSettings(serverConfig(opts.profile ?? "default", opts.overrides));
     const logger = opts.logger ?? silentLogger;
     const location: DatabaseLocation = opts.database ?? { dialect: "sqlite", path: opts.datadir ? join(opts.datadir, "ark-server.sqlite") : ":memory:" };
     const store = await ArkServerStore.open(location, logger);
     const seed = (await store.getMeta(SEED_KEY)) ?? (await store.initMeta(SEED_KEY, newServerSeed()));
     const keys = deriveServerKeys(seed);
     const nowSecs = opts.nowSecs ?? (() => BigInt(Math.floor(Date.now() / 1000)));
-    return new ArkServer({ config, keys, store, chain: opts.chain, locks: new VtxoFluxLocks(), logger, nowSecs });
+    return new ArkServer({
+      get config() {
+        return settings.current;
+      },
+      settings, keys, store, chain: opts.chain, locks: new VtxoFluxLocks(), logger, nowSecs,
+    });
   }
 
   get config(): ArkServerConfig {

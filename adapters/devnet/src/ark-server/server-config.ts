@@ -5,7 +5,7 @@
  * | Profile | Use | Differences |
  * |---|---|---|
  * | `default` | `npm run devnet`, people trying tender | captaind's `captaind.default.toml` values and fee schedule |
- * | `test` | tests | bark's integration-harness values: lifetime 432, exit delta 12, max exit depth 50, zero fees, 1-block board confirmations |
+ * | `test` | tests | bark's integration-harness values: lifetime 432, exit delta 12, max exit depth 50, zero fees, 1-block board confirmations, rounds only when triggered (interval 1 h; sign-up and signing windows 5 s), 1-confirmation trusted coins |
  */
 import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/ark-protocol";
 
@@ -22,7 +22,18 @@ export interface ArkServerConfig {
   readonly requiredBoardConfirmations: number;
   readonly requireBoardFundingTx: boolean;
   readonly nbRoundNonces: number;
+  /** Seconds between scheduled rounds (`round_interval`). */
   readonly roundIntervalSecs: number;
+  /** Sign-up window of a round attempt in ms (`round_submit_time`). */
+  readonly roundSubmitTimeMs: number;
+  /** Signing window of a round attempt in ms (`round_sign_time`). */
+  readonly roundSignTimeMs: number;
+  /** Forfeit nonces older than this (ms) are forgotten at the next round start (`round_forfeit_nonces_timeout`). */
+  readonly roundForfeitNoncesTimeoutMs: number;
+  /** Confirmations a server-wallet coin needs before round funding may spend it (`min_trusted_confs`); the server's own change is always trusted. */
+  readonly minTrustedConfs: number;
+  /** "fast" fee-rate fallback in sat/vB (round funding) when the chain has no estimate. */
+  readonly fastFeeRateSatPerVb: number;
   readonly htlcExpiryDelta: number;
   readonly htlcSendExpiryDelta: number;
   readonly maxUserInvoiceCltvDelta: number;
@@ -57,6 +68,11 @@ export function defaultServerConfig(): ArkServerConfig {
     requireBoardFundingTx: true,
     nbRoundNonces: 8,
     roundIntervalSecs: 10,
+    roundSubmitTimeMs: 2000,
+    roundSignTimeMs: 2000,
+    roundForfeitNoncesTimeoutMs: 30_000,
+    minTrustedConfs: 2,
+    fastFeeRateSatPerVb: 25,
     htlcExpiryDelta: 40,
     htlcSendExpiryDelta: 258,
     maxUserInvoiceCltvDelta: 250,
@@ -88,6 +104,9 @@ export function testServerConfig(): ArkServerConfig {
     maxVtxoExitDepth: 50,
     requiredBoardConfirmations: 1,
     roundIntervalSecs: 3600,
+    roundSubmitTimeMs: 5000,
+    roundSignTimeMs: 5000,
+    minTrustedConfs: 1,
     htlcExpiryDelta: 6,
     maxUserInvoiceCltvDelta: 58,
     regularFeeRateSatPerVb: 7,
@@ -103,16 +122,29 @@ export function serverConfig(profile: ArkServerProfile, overrides: Partial<ArkSe
   const base = profile === "test" ? testServerConfig() : profile === "default" ? defaultServerConfig() : null;
   if (!base) throw new ServerConfigError(`unknown Ark server profile: ${String(profile)}`);
   const cfg: ArkServerConfig = { ...base, ...overrides };
+  validateServerConfig(cfg);
+  return cfg;
+}
+
+/** Checks a whole config (at start-up and before a change at run time takes effect); throws {@link ServerConfigError}. */
+export function validateServerConfig(cfg: ArkServerConfig): void {
   for (const [k, v] of Object.entries({ vtxoLifetime: cfg.vtxoLifetime, vtxoExitDelta: cfg.vtxoExitDelta, htlcExpiryDelta: cfg.htlcExpiryDelta, htlcSendExpiryDelta: cfg.htlcSendExpiryDelta })) {
     if (!Number.isInteger(v) || v <= 0 || v > 16383) throw new ServerConfigError(`${k} must be a block delta in 1..16383, got ${v}`);
   }
+  if (!Number.isInteger(cfg.nbRoundNonces) || cfg.nbRoundNonces < 1 || cfg.nbRoundNonces > 16) throw new ServerConfigError(`nbRoundNonces must be in 1..16, got ${cfg.nbRoundNonces}`);
+  for (const [k, v] of Object.entries({ roundIntervalSecs: cfg.roundIntervalSecs, roundSubmitTimeMs: cfg.roundSubmitTimeMs, roundSignTimeMs: cfg.roundSignTimeMs, roundForfeitNoncesTimeoutMs: cfg.roundForfeitNoncesTimeoutMs })) {
+    if (!Number.isFinite(v) || v <= 0) throw new ServerConfigError(`${k} must be positive, got ${v}`);
+  }
+  if (!Number.isInteger(cfg.minTrustedConfs) || cfg.minTrustedConfs < 0) throw new ServerConfigError(`minTrustedConfs must be a non-negative integer, got ${cfg.minTrustedConfs}`);
   if (cfg.maxArkoorFanout < 1 || cfg.maxVtxoExitDepth < 1 || cfg.requiredBoardConfirmations < 1) throw new ServerConfigError("fan-out, exit depth and confirmations must be positive");
+  if (!Number.isSafeInteger(cfg.maxReadMailboxItems) || cfg.maxReadMailboxItems < 1) throw new ServerConfigError(`maxReadMailboxItems must be a positive integer, got ${cfg.maxReadMailboxItems}`);
+  if (!Number.isSafeInteger(cfg.roundIntervalSecs) || cfg.roundIntervalSecs < 1 || cfg.roundIntervalSecs > 0xffffffff) throw new ServerConfigError(`roundIntervalSecs must be in 1..4294967295, got ${cfg.roundIntervalSecs}`);
   try {
     validateFeeSchedule(cfg.fees);
   } catch (e) {
-    throw new ServerConfigError(`invalid fee schedule: ${e instanceof Error ? e.message : String(e)}`);
+    const text = e instanceof Error ? e.message : String(e);
+    throw new ServerConfigError(text.startsWith("invalid fee schedule") ? text : `invalid fee schedule: ${text}`);
   }
-  return cfg;
 }
 
 /** The server's `ArkInfo` as plain data; the gRPC layer converts it to the message. */

@@ -6,6 +6,7 @@ import type { DevnetNode } from "../node/devnet-node.js";
 import type { VtxoFluxLocks } from "./async-lock.js";
 import type { ArkServerConfig } from "./server-config.js";
 import type { ServerKeys } from "./server-keys.js";
+import type { ServerSettings } from "./server-settings.js";
 import type { ArkServerStore } from "./server-store.js";
 
 /**
@@ -16,7 +17,10 @@ export type ServerChain = Pick<DevnetNode, "tipHeight" | "getTransaction" | "get
 
 /** Shared state of one server instance. */
 export interface ServerContext {
+  /** The settings in force: `settings.current`, read anew on every use (they change at run time). */
   readonly config: ArkServerConfig;
+  /** The holder of the settings (the devnet's controls change them). */
+  readonly settings: ServerSettings;
   readonly keys: ServerKeys;
   readonly store: ArkServerStore;
   readonly chain: ServerChain;
