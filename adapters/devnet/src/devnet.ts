@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Router } from "express";
 import { DevnetNode, type ScriptFailureWording } from "./node/devnet-node.js";
 import { startEsploraServer } from "./esplora/esplora-server.js";
 import { CONTROL_PREFIX } from "./esplora/control-routes.js";
@@ -36,6 +37,11 @@ export interface Devnet {
   readonly rpcUrl: string;
   /** Path of the RPC cookie file (`<datadir>/.cookie`). */
   readonly cookieFile: string;
+  /**
+   * Adds controls under the control API: `router` answers `<controlUrl><path>/…` (e.g. the Ark
+   * server's controls at `/ark`). Returns their base URL.
+   */
+  mountControl(path: `/${string}`, router: Router): string;
   /** Stops both servers, removes the cookie and closes the node. */
   stop(): Promise<void>;
 }
@@ -72,7 +78,12 @@ export async function startDevnet(options: StartDevnetOptions = {}): Promise<Dev
     cleanups.push(() => rpc.close());
     const esplora = await startEsploraServer(node, options.esploraPort ?? 0);
     cleanups.push(() => esplora.close());
-    return { node, esploraUrl: esplora.url, controlUrl: `${esplora.url}${CONTROL_PREFIX}`, rpcUrl: rpc.url, cookieFile, stop };
+    const controlUrl = `${esplora.url}${CONTROL_PREFIX}`;
+    const mountControl = (path: `/${string}`, router: Router): string => {
+      esplora.controlExtensions.use(path, router);
+      return `${controlUrl}${path}`;
+    };
+    return { node, esploraUrl: esplora.url, controlUrl, rpcUrl: rpc.url, cookieFile, mountControl, stop };
   } catch (err) {
     await stop();
     throw err;

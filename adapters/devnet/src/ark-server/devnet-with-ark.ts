@@ -1,17 +1,23 @@
 /**
  * The devnet with its reference Ark server: {@link startDevnet} plus {@link startArkServer} on the
- * same node, stopped together. `src/devnet.ts` has no extension hook, so the combination lives
- * here; {@link arkReadyFields} gives the fields the "devnet ready" line gains.
+ * same node, stopped together, with the server's controls mounted under the devnet's control API
+ * (`/devnet/ark`, see `ark-control-routes.ts`); {@link arkReadyFields} gives the fields the
+ * "devnet ready" line gains. Without a datadir the server's database lives in a temporary
+ * directory removed at stop, so the controls can stop and start the server without losing state.
  *
  * @example
  * ```ts
  * const devnet = await startDevnetWithArk({ seed: "demo", ark: { profile: "test" } });
- * // devnet.arkUrl → "http://127.0.0.1:<port>"
+ * // devnet.arkUrl → "http://127.0.0.1:<port>", devnet.arkControlUrl → "<control>/ark"
  * await devnet.stop();
  * ```
  */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { startDevnet, type Devnet, type StartDevnetOptions } from "../devnet.js";
 import { toHex } from "@tender/ark-protocol";
+import { arkControlRoutes } from "./ark-control-routes.js";
 import { startArkServer, type RunningArkServer, type StartArkServerOptions } from "./start-ark-server.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
@@ -34,11 +40,14 @@ export interface DevnetWithArk extends Devnet {
   readonly arkUrl: string;
   /** Admin gRPC URL of the Ark server. */
   readonly arkAdminUrl: string;
+  /** Base URL of the Ark server's controls (`<control>/ark`). */
+  readonly arkControlUrl: string;
 }
 
-/** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_server_pubkey`. */
-export function arkReadyFields(ark: RunningArkServer): { ark: string; ark_admin: string; ark_server_pubkey: string } {
-  return { ark: ark.url, ark_admin: ark.adminUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey) };
+/** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`. */
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl">): { ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string } {
+  const { ark } = devnet;
+  return { ark: ark.url, ark_admin: ark.adminUrl, ark_control: devnet.arkControlUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey) };
 }
 
 /**
@@ -48,13 +57,19 @@ export function arkReadyFields(ark: RunningArkServer): { ark: string; ark_admin:
 export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}): Promise<DevnetWithArk> {
   const { ark: arkOptions, fundServerWalletSat, ...devnetOptions } = options;
   const devnet = await startDevnet(devnetOptions);
+  const arkDir = options.datadir ?? (arkOptions?.database ? undefined : await mkdtemp(join(tmpdir(), "tender-devnet-ark-")));
+  const removeTempDir = async () => {
+    if (arkDir !== undefined && arkDir !== options.datadir) await rm(arkDir, { recursive: true, force: true });
+  };
   let ark: RunningArkServer;
   try {
-    ark = await startArkServer({ ...arkOptions, node: devnet.node, ...(options.datadir !== undefined ? { datadir: options.datadir } : {}) });
+    ark = await startArkServer({ ...arkOptions, node: devnet.node, ...(arkDir !== undefined ? { datadir: arkDir } : {}) });
   } catch (e) {
     await devnet.stop();
+    await removeTempDir();
     throw e;
   }
+  const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark));
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
   if (funding > 0n && ark.server.walletStatus().totalBalance === 0n) {
     ark.server.wallet.fundFromFaucet(funding);
@@ -65,9 +80,11 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     ark,
     arkUrl: ark.url,
     arkAdminUrl: ark.adminUrl,
+    arkControlUrl,
     stop: async () => {
       await ark.stop();
       await devnet.stop();
+      await removeTempDir();
     },
   };
 }

@@ -14,7 +14,8 @@
 import { Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
 import { silentLogger, type DatabaseLocation, type Logger } from "@tender/core";
 import { ArkServer } from "./ark-server.js";
-import type { ArkServerConfig, ArkServerProfile } from "./server-config.js";
+import { serverConfig, type ArkServerConfig, type ArkServerProfile } from "./server-config.js";
+import { ServerSettings } from "./server-settings.js";
 import type { ServerChain } from "./server-context.js";
 import { adminServices, publicServices, type ServiceBinding } from "./grpc-services.js";
 
@@ -37,19 +38,35 @@ export interface StartArkServerOptions {
   readonly logger?: Logger;
 }
 
-/** A running server. */
+/**
+ * A running server. It can be stopped and started again in the same process, as an operator
+ * restarts captaind: the same database (so the same seed, keys and state), the same settings
+ * (changes made at run time included) and the same two ports.
+ */
 export interface RunningArkServer {
-  /** `http://127.0.0.1:<port>` of the public services. */
+  /** `http://127.0.0.1:<port>` of the public services (the same after a restart). */
   readonly url: string;
-  /** `http://127.0.0.1:<port>` of the admin services. */
+  /** `http://127.0.0.1:<port>` of the admin services (the same after a restart). */
   readonly adminUrl: string;
-  /** The domain object (for in-process tests). */
+  /** The domain object of the current run (while stopped: the last run's, closed). */
   readonly server: ArkServer;
-  /** Ends streams, stops both ports and closes the database. */
+  /** The settings every run reads (kept across restarts). */
+  readonly settings: ServerSettings;
+  /** Whether the ports serve: false from {@link stop} or {@link kill} until {@link start}. */
+  readonly running: boolean;
+  /** Ends streams, stops both ports and closes the database. Does nothing when stopped. */
   stop(): Promise<void>;
   /** Drops every connection at once without a graceful shutdown (crash simulation), then closes the database. */
   kill(): Promise<void>;
+  /**
+   * Starts again after {@link stop} or {@link kill}: reopens the database and listens on the same
+   * ports. Refused while running, and for an in-memory database (its state is gone once closed).
+   */
+  start(): Promise<void>;
 }
+
+/** A refused {@link RunningArkServer.start}. */
+export class ArkServerRestartError extends Error {}
 
 /** Message size limit of both ports (bark's client accepts responses up to 64 MiB). */
 const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
@@ -76,39 +93,87 @@ function shutdown(grpc: Server): Promise<void> {
   });
 }
 
-/** Opens the server state and starts both gRPC ports. */
-export async function startArkServer(opts: StartArkServerOptions): Promise<RunningArkServer> {
-  const logger = opts.logger ?? silentLogger;
+/** One run: the domain object and its two gRPC servers. */
+interface Run {
+  readonly server: ArkServer;
+  readonly grpcServers: readonly Server[];
+  readonly closing: AbortController;
+  readonly url: string;
+  readonly adminUrl: string;
+}
+
+async function openRun(opts: StartArkServerOptions, settings: ServerSettings, logger: Logger, port: number, adminPort: number): Promise<Run> {
   const server = await ArkServer.open({
     chain: opts.node,
     ...(opts.datadir !== undefined ? { datadir: opts.datadir } : {}),
     ...(opts.database !== undefined ? { database: opts.database } : {}),
-    profile: opts.profile ?? "default",
-    ...(opts.overrides !== undefined ? { overrides: opts.overrides } : {}),
+    settings,
     logger,
   });
   const closing = new AbortController();
   let pub: { grpc: Server; url: string } | undefined;
   let admin: { grpc: Server; url: string } | undefined;
   try {
-    pub = await listen(publicServices(server, logger, closing.signal), opts.port ?? 0);
-    admin = await listen(adminServices(server, logger, closing.signal), opts.adminPort ?? 0);
+    pub = await listen(publicServices(server, logger, closing.signal), port);
+    admin = await listen(adminServices(server, logger, closing.signal), adminPort);
   } catch (e) {
     pub?.grpc.forceShutdown();
     await server.close();
     throw e;
   }
-  const servers = [pub.grpc, admin.grpc];
-  let stopped = false;
-  const finish = async (graceful: boolean) => {
-    if (stopped) return;
-    stopped = true;
-    closing.abort();
-    server.mailbox.close();
-    if (graceful) await Promise.all(servers.map(shutdown));
-    else for (const s of servers) s.forceShutdown();
-    await server.close();
-  };
   logger.info(`ark server listening on ${pub.url} (admin ${admin.url})`);
-  return { url: pub.url, adminUrl: admin.url, server, stop: () => finish(true), kill: () => finish(false) };
+  return { server, grpcServers: [pub.grpc, admin.grpc], closing, url: pub.url, adminUrl: admin.url };
+}
+
+async function closeRun(run: Run, graceful: boolean): Promise<void> {
+  run.closing.abort();
+  run.server.mailbox.close();
+  if (graceful) await Promise.all(run.grpcServers.map(shutdown));
+  else for (const s of run.grpcServers) s.forceShutdown();
+  await run.server.close();
+}
+
+const portOf = (url: string): number => Number(new URL(url).port);
+
+/** Opens the server state and starts both gRPC ports. */
+export async function startArkServer(opts: StartArkServerOptions): Promise<RunningArkServer> {
+  const logger = opts.logger ?? silentLogger;
+  const settings = new ServerSettings(serverConfig(opts.profile ?? "default", opts.overrides));
+  let run = await openRun(opts, settings, logger, opts.port ?? 0, opts.adminPort ?? 0);
+  let running = true;
+  const { url, adminUrl } = run;
+  const inMemory = opts.database === undefined && opts.datadir === undefined;
+  // stop, kill and start run one at a time, in call order
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = queue.then(fn);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+  const finish = (graceful: boolean) =>
+    serial(async () => {
+      if (!running) return;
+      running = false;
+      await closeRun(run, graceful);
+    });
+  return {
+    url,
+    adminUrl,
+    settings,
+    get server() {
+      return run.server;
+    },
+    get running() {
+      return running;
+    },
+    stop: () => finish(true),
+    kill: () => finish(false),
+    start: () =>
+      serial(async () => {
+        if (running) throw new ArkServerRestartError("the Ark server is already running");
+        if (inMemory) throw new ArkServerRestartError("the Ark server's database is in memory: its state is gone once stopped, so it cannot start again (give datadir or database)");
+        run = await openRun(opts, settings, logger, portOf(url), portOf(adminUrl));
+        running = true;
+      }),
+  };
 }

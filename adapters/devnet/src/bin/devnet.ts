@@ -2,7 +2,7 @@
 /**
  * `npm run devnet` — the devnet: a regtest chain with its Esplora and bitcoind-RPC faces and, unless
  * `--no-ark`, the reference Ark server on it. Prints one line `devnet ready <json>` with every URL
- * (Esplora, bitcoind RPC and its cookie, control API, Ark server and its admin port), then runs
+ * (Esplora, bitcoind RPC and its cookie, control API, Ark server, its admin port and its controls), then runs
  * until SIGINT/SIGTERM. Everything binds 127.0.0.1.
  */
 import { parseArgs } from "node:util";
@@ -84,7 +84,7 @@ async function main(): Promise<void> {
       },
     });
     devnet = withArk;
-    arkFields = arkReadyFields(withArk.ark);
+    arkFields = arkReadyFields(withArk);
   }
   const tip = devnet.node.tipHeight();
   if (tip < MATURE_HEIGHT) devnet.node.mine(MATURE_HEIGHT - tip);

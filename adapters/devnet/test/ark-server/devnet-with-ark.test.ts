@@ -11,7 +11,7 @@ describe("ark server: the devnet with its Ark server", function () {
     const client = grpcClient(devnet.arkUrl);
     try {
       const session = await client.connect();
-      const fields = arkReadyFields(devnet.ark);
+      const fields = arkReadyFields(devnet);
       // the server wallet was funded from the faucet and confirmed
       expect(devnet.ark.server.walletStatus().trustedBalance).to.equal(100_000_000n);
       expect(fields.ark).to.equal(devnet.arkUrl);

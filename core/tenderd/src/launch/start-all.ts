@@ -119,7 +119,7 @@ async function main(): Promise<void> {
     await stop(1);
     return;
   }
-  console.log(`devnet ready ${JSON.stringify({ esplora: devnet.esploraUrl, bitcoind: devnet.rpcUrl, control: devnet.controlUrl, ark: devnet.arkUrl, daemon: `http://127.0.0.1:${port}` })}`);
+  console.log(`devnet ready ${JSON.stringify({ esplora: devnet.esploraUrl, bitcoind: devnet.rpcUrl, control: devnet.controlUrl, ark: devnet.arkUrl, ark_admin: devnet.arkAdminUrl, ark_control: devnet.arkControlUrl, daemon: `http://127.0.0.1:${port}` })}`);
   console.log(startRecipe({
     daemon: `http://127.0.0.1:${port}`, datadir, esplora: devnet.esploraUrl, control: devnet.controlUrl, ark: devnet.arkUrl,
     boardConfirmations: devnet.ark.server.ctx.config.requiredBoardConfirmations, configFile, bobPort: port + 1,
