@@ -150,6 +150,22 @@ export function sortPubkeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
 export function keyAggUnsorted(pubkeys: readonly Uint8Array[]): Uint8Array {
   if (pubkeys.length === 0) throw new ProtocolDecodeError("cannot aggregate an empty key list");
   for (const pk of pubkeys) pubkeyToPoint(pk);
+  const cacheKey = pubkeys.map(toHex).join("");
+  const cached = keyAggCache.get(cacheKey);
+  if (cached) return Uint8Array.from(cached);
+  const agg = Uint8Array.from(computeKeyAgg(pubkeys));
+  if (keyAggCache.size >= KEY_AGG_CACHE_MAX) keyAggCache.clear();
+  keyAggCache.set(cacheKey, agg);
+  return Uint8Array.from(agg);
+}
+
+// The same few key lists (a user key with the server key, a tree node's cosigners) are
+// aggregated again for every output and every rebuilt exit chain: results are memoised
+// (bounded; public data, keyed by the ordered list).
+const KEY_AGG_CACHE_MAX = 4096;
+const keyAggCache = new Map<string, Uint8Array>();
+
+function computeKeyAgg(pubkeys: readonly Uint8Array[]): Uint8Array {
   const list = taggedHash("KeyAgg list", concatBytes(...pubkeys));
   const second = pubkeys.find((k) => !bytesEqual(k, pubkeys[0]!));
   let acc: Uint8Array | null = null;

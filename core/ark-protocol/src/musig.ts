@@ -1,6 +1,8 @@
 /**
- * MuSig2 (BIP-327) as the Ark protocol uses it (bark's `ark::musig`), on top of
- * `@scure/btc-signer/musig2.js`.
+ * MuSig2 (BIP-327) as the Ark protocol uses it (bark's `ark::musig`). The BIP-327 operations run
+ * on a backend (`musig-backend.ts`): libsecp256k1 by default (`musig-libsecp.ts`), or
+ * `@scure/btc-signer`'s pure JavaScript (`musig-scure.ts`) when tests or the benchmark select it
+ * (`crypto-backend.ts`). Callers never see which one runs.
  *
  * | Rule | Here |
  * |---|---|
@@ -9,9 +11,7 @@
  * | key-path spends | one x-only tweak = the spent output's TapTweak ({@link musigTweakedKey}) |
  * | script-path co-signatures | no tweak |
  * | sizes | public nonce 66 bytes, aggregated nonce 66, secret nonce 97, partial signature 32 |
- *
- * The backend is hidden behind these functions so a faster implementation can replace it
- * without touching the callers.
+ * | nonces | fresh 32 random bytes per nonce (plus key, aggregate key, message, extra input mixed in); the secret half lives only in memory and is zeroed when it signs |
  *
  * @example
  * ```ts
@@ -22,21 +22,24 @@
  * const sig = musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce, otherPubkey: serverPk, response: resp, message: sighash, tweak });
  * ```
  */
-import * as musig2 from "@scure/btc-signer/musig2.js";
+import { randomBytes } from "@noble/hashes/utils.js";
 import { compareBytes } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
-import { aggregateXOnly } from "./keys.js";
-import { tweakXOnly } from "./taproot.js";
+import { cryptoBackend } from "./crypto-backend.js";
+import { MusigError, MusigInvalidPartialSignatureError, type MusigBackend, type MusigBackendSession } from "./musig-backend.js";
+import { libsecpMusig } from "./musig-libsecp.js";
+import { scureMusig } from "./musig-scure.js";
 
-/** A MuSig2 failure: a malformed key, nonce or partial signature, or an invalid contribution. */
-export class MusigError extends ProtocolError {}
+export { MusigError, MusigInvalidPartialSignatureError };
 
-/** The server's partial signature (or nonce) did not verify; the whole response must be rejected. */
-export class MusigInvalidPartialSignatureError extends MusigError {}
+/** The MuSig2 implementation selected by `crypto-backend.ts`. */
+function backend(): MusigBackend {
+  return cryptoBackend() === "pure-js" ? scureMusig : libsecpMusig;
+}
 
 /** Byte sizes of MuSig2 objects. */
 export const MUSIG_PUB_NONCE_SIZE = 66;
-/** Secret nonce size of the backend (k1 ‖ k2 ‖ pubkey). */
+/** Secret nonce size (BIP-327: k1 ‖ k2 ‖ pubkey). */
 export const MUSIG_SEC_NONCE_SIZE = 97;
 /** Partial signature size. */
 export const MUSIG_PARTIAL_SIG_SIZE = 32;
@@ -66,16 +69,12 @@ export function musigSortKeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
 
 /**
  * x-only aggregate of the sorted keys, without tweak: the taproot internal key of every
- * co-signed output ("agg(U, S)": user and server). Computed with the core's KeyAgg (same result as
- * the backend's, several times faster).
+ * co-signed output ("agg(U, S)": user and server). The libsecp256k1 backend uses the core's
+ * memoised KeyAgg (`keys.ts`).
  */
 export function musigAggregateKey(pubkeys: readonly Uint8Array[]): Uint8Array {
   const sorted = musigSortKeys(pubkeys);
-  try {
-    return aggregateXOnly(sorted);
-  } catch (e) {
-    throw new MusigError(`key aggregation: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  return wrap("key aggregation", () => backend().keyAgg(sorted, [], []).slice(1));
 }
 
 /**
@@ -83,12 +82,9 @@ export function musigAggregateKey(pubkeys: readonly Uint8Array[]): Uint8Array {
  * is_xonly): the taproot output key when `tweak` is the output's TapTweak.
  */
 export function musigTweakedKey(pubkeys: readonly Uint8Array[], tweak: Uint8Array): Uint8Array {
-  const internal = musigAggregateKey(pubkeys);
-  try {
-    return tweakXOnly(internal, tweak).outputKey;
-  } catch (e) {
-    throw new MusigError(`key tweak: ${e instanceof Error ? e.message : String(e)}`);
-  }
+  const sorted = musigSortKeys(pubkeys);
+  if (tweak.length !== 32) throw new MusigError(`tweak must be 32 bytes, got ${tweak.length}`);
+  return wrap("key tweak", () => backend().keyAgg(sorted, [tweak], [true]).slice(1));
 }
 
 /** Inputs mixed into nonce generation; all but `pubkey` optional (BIP-327 NonceGen). */
@@ -107,18 +103,23 @@ export interface MusigNonceGenInput {
   rand?: Uint8Array;
 }
 
-/** BIP-327 NonceGen. */
+/**
+ * BIP-327 NonceGen with fresh randomness (32 bytes from the platform CSPRNG unless the caller
+ * passes `rand`, which only tests do).
+ */
 export function musigNonceGen(input: MusigNonceGenInput): MusigNonce {
+  if (input.rand !== undefined && input.rand.length !== 32) throw new MusigError("nonce randomness must be 32 bytes");
+  const rand = input.rand ?? randomBytes(32);
   const n = wrap("nonce generation", () =>
-    musig2.nonceGen(input.pubkey, input.secretKey, input.aggregateKey, input.message, input.extra, input.rand),
+    backend().nonceGen(input.pubkey, input.secretKey, input.aggregateKey, input.message, input.extra, rand),
   );
-  return { secNonce: n.secret, pubNonce: n.public };
+  return { secNonce: n.secNonce, pubNonce: n.pubNonce };
 }
 
 /** BIP-327 NonceAgg (order-independent sum). */
 export function musigNonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
   for (const n of pubNonces) if (n.length !== MUSIG_PUB_NONCE_SIZE) throw new MusigError(`public nonce must be 66 bytes, got ${n.length}`);
-  return wrap("nonce aggregation", () => musig2.nonceAggregate([...pubNonces]));
+  return wrap("nonce aggregation", () => backend().nonceAgg(pubNonces));
 }
 
 /** Parameters of one MuSig2 signing session. */
@@ -136,14 +137,14 @@ export interface MusigSessionParams {
 /** One MuSig2 signing session over sorted keys with at most one x-only tweak. */
 export class MusigSession {
   readonly sortedKeys: Uint8Array[];
-  private readonly inner: musig2.Session;
+  private readonly inner: MusigBackendSession;
 
   constructor(params: MusigSessionParams) {
     this.sortedKeys = musigSortKeys(params.pubkeys);
     const tweaks = params.tweak ? [params.tweak] : [];
-    this.inner = wrap("session", () =>
-      new musig2.Session(params.aggNonce, this.sortedKeys, params.message, tweaks, tweaks.map(() => true)),
-    );
+    if (params.aggNonce.length !== MUSIG_PUB_NONCE_SIZE) throw new MusigError(`aggregated nonce must be 66 bytes, got ${params.aggNonce.length}`);
+    if (tweaks.some((t) => t.length !== 32)) throw new MusigError("tweak must be 32 bytes");
+    this.inner = wrap("session", () => backend().session(params.aggNonce, this.sortedKeys, params.message, tweaks, tweaks.map(() => true)));
   }
 
   /** Partial signature of the signer holding `secretKey`; consumes (zeroes) `secNonce`. */
@@ -175,7 +176,7 @@ export class MusigSession {
 
   /** PartialSigAgg: the final 64-byte BIP-340 signature. `partialSigs` in any order. */
   aggregate(partialSigs: readonly Uint8Array[]): Uint8Array {
-    return wrap("partial signature aggregation", () => this.inner.partialSigAgg([...partialSigs]));
+    return wrap("partial signature aggregation", () => this.inner.partialSigAgg(partialSigs));
   }
 }
 
@@ -226,8 +227,8 @@ export function musigRespondCosignDeterministic(p: {
 }): MusigCosignResponse {
   const sorted = musigSortKeys([p.pubkey, p.otherPubkey]);
   const tweaks = p.tweak ? [p.tweak] : [];
-  const r = wrap("deterministic signing", () => musig2.deterministicSign(p.secretKey, p.otherPubNonce, sorted, p.message, tweaks, tweaks.map(() => true), p.rand));
-  return { pubNonce: r.publicNonce, partialSig: r.partialSig };
+  if (p.otherPubNonce.length !== MUSIG_PUB_NONCE_SIZE) throw new MusigError(`public nonce must be 66 bytes, got ${p.otherPubNonce.length}`);
+  return wrap("deterministic signing", () => backend().deterministicSign(p.secretKey, p.otherPubNonce, sorted, p.message, tweaks, tweaks.map(() => true), p.rand));
 }
 
 /**

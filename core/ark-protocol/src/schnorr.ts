@@ -1,5 +1,7 @@
 /**
- * BIP-340 Schnorr signing and verification, and BIP-341 secret-key tweaking.
+ * BIP-340 Schnorr signing and verification, and BIP-341 secret-key tweaking. 32-byte messages
+ * (every sighash) run on libsecp256k1 (tiny-secp256k1, WASM); other message sizes, and everything
+ * when tests select the `pure-js` backend (`crypto-backend.ts`), on `@noble/curves`.
  *
  * @example
  * ```ts
@@ -8,7 +10,9 @@
  * ```
  */
 import { schnorr } from "@noble/curves/secp256k1.js";
+import { randomBytes } from "@noble/hashes/utils.js";
 import * as ecc from "tiny-secp256k1";
+import { cryptoBackend } from "./crypto-backend.js";
 import { ProtocolError } from "./errors.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, Point } from "./keys.js";
 import { tapTweakHash } from "./taproot.js";
@@ -22,6 +26,13 @@ export class SigningError extends ProtocolError {}
  */
 export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Uint8Array): Uint8Array {
   try {
+    if (msg.length === 32 && cryptoBackend() === "libsecp256k1") {
+      if (auxRand !== undefined && auxRand.length !== 32) throw new Error("aux randomness must be 32 bytes");
+      const sig = ecc.signSchnorr(msg, secretKey, auxRand ?? randomBytes(32));
+      // As Bitcoin Core does after signing with libsecp256k1: never release a faulty signature.
+      if (!ecc.verifySchnorr(msg, ecc.xOnlyPointFromScalar(secretKey), sig)) throw new Error("signature does not verify");
+      return sig;
+    }
     return schnorr.sign(msg, secretKey, auxRand);
   } catch (e) {
     throw new SigningError(`schnorr signing failed: ${(e as Error).message}`);
@@ -33,7 +44,7 @@ export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubke
   if (signature.length !== 64 || xonlyPubkey.length !== 32) return false;
   try {
     // libsecp256k1 (WASM) for the protocol's 32-byte sighashes; noble for other message sizes.
-    if (msg.length === 32) return ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
+    if (msg.length === 32 && cryptoBackend() === "libsecp256k1") return ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
     return schnorr.verify(signature, msg, xonlyPubkey);
   } catch {
     return false;
@@ -44,6 +55,7 @@ export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubke
 export function tweakSecretKey(secretKey: Uint8Array, merkleRoot: Uint8Array | null): Uint8Array {
   let d = bytesToBigInt(secretKey);
   if (d <= 0n || d >= CURVE_ORDER || secretKey.length !== 32) throw new SigningError("invalid secret key");
+  if (cryptoBackend() === "libsecp256k1") return tweakSecretKeyLibsecp(secretKey, merkleRoot);
   const p = Point.BASE.multiply(d);
   if ((p.toAffine().y & 1n) === 1n) d = CURVE_ORDER - d;
   const t = bytesToBigInt(tapTweakHash(p.toBytes(true).slice(1), merkleRoot));
@@ -51,4 +63,14 @@ export function tweakSecretKey(secretKey: Uint8Array, merkleRoot: Uint8Array | n
   const tweaked = (d + t) % CURVE_ORDER;
   if (tweaked === 0n) throw new SigningError("tweaked secret key is zero");
   return bigIntTo32(tweaked);
+}
+
+function tweakSecretKeyLibsecp(secretKey: Uint8Array, merkleRoot: Uint8Array | null): Uint8Array {
+  const p = ecc.pointFromScalar(secretKey, true) as Uint8Array;
+  const d = p[0] === 3 ? ecc.privateNegate(secretKey) : secretKey;
+  const t = tapTweakHash(p.slice(1), merkleRoot);
+  if (bytesToBigInt(t) >= CURVE_ORDER) throw new SigningError("tap tweak out of range");
+  const tweaked = ecc.privateAdd(d, t);
+  if (!tweaked) throw new SigningError("tweaked secret key is zero");
+  return tweaked;
 }

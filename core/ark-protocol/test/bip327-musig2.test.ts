@@ -1,7 +1,8 @@
 /**
- * BIP-327 (MuSig2) official vectors against the backend our glue uses
- * (`@scure/btc-signer/musig2.js`), every file and every error case, plus the Ark usage of the
- * glue (`musig.ts`): sorted keys, one x-only taproot tweak, 2-of-2 co-signing.
+ * BIP-327 (MuSig2) official vectors, every file and every error case, run against both MuSig2
+ * backends through the interface `musig.ts` uses (libsecp256k1 and `@scure/btc-signer`), plus
+ * the Ark usage of the glue (`musig.ts`) on each backend: sorted keys, one x-only taproot tweak,
+ * 2-of-2 co-signing.
  */
 import { expect } from "chai";
 import { readFileSync } from "node:fs";
@@ -25,6 +26,10 @@ import {
   musigSortKeys,
   musigTweakedKey,
 } from "../src/musig.js";
+import { MusigInvalidContributionError, type MusigBackend } from "../src/musig-backend.js";
+import { libsecpMusig } from "../src/musig-libsecp.js";
+import { scureMusig } from "../src/musig-scure.js";
+import { useCryptoBackend, type CryptoBackendName } from "../src/crypto-backend.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bips/bip-0327");
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -32,8 +37,9 @@ const load = (name: string): any => JSON.parse(readFileSync(join(DIR, name), "ut
 const h = (s: string): Uint8Array => hexToBytes(s);
 const H = (b: Uint8Array): string => bytesToHex(b).toUpperCase();
 const pick = (all: string[], idx: number[]): Uint8Array[] => idx.map((i) => h(all[i] as string));
+const opt = (x: string | null): Uint8Array | undefined => (x === null ? undefined : h(x));
 
-/** Asserts `fn` throws; for invalid-contribution errors also the blamed signer index. */
+/** Asserts `fn` throws a MuSig2 error; for invalid-contribution errors also the blamed signer index. */
 function expectBipError(fn: () => unknown, err: { type: string; signer?: number | null }): void {
   let thrown: unknown;
   try {
@@ -41,161 +47,166 @@ function expectBipError(fn: () => unknown, err: { type: string; signer?: number 
   } catch (e) {
     thrown = e;
   }
-  expect(thrown, "expected an error").to.be.instanceOf(Error);
+  expect(thrown, "expected an error").to.be.instanceOf(MusigError);
   if (err.type === "invalid_contribution" && typeof err.signer === "number") {
-    expect(thrown).to.be.instanceOf(musig2.InvalidContributionErr);
-    expect((thrown as musig2.InvalidContributionErr).idx).to.equal(err.signer);
+    expect(thrown).to.be.instanceOf(MusigInvalidContributionError);
+    expect((thrown as MusigInvalidContributionError).signer).to.equal(err.signer);
   }
 }
 
-describe("BIP-327 MuSig2 official vectors (backend)", () => {
-  it("key_sort_vectors: sorts keys (backend and glue)", () => {
-    const v = load("key_sort_vectors.json");
-    const sorted = (v.sorted_pubkeys as string[]).map((x) => x.toUpperCase());
-    expect(musig2.sortKeys(v.pubkeys.map(h)).map(H)).to.deep.equal(sorted);
-    expect(musigSortKeys(v.pubkeys.map(h)).map(H)).to.deep.equal(sorted);
-  });
+const BACKENDS: ReadonlyArray<[CryptoBackendName, MusigBackend]> = [
+  ["libsecp256k1", libsecpMusig],
+  ["pure-js", scureMusig],
+];
 
-  it("key_agg_vectors: valid aggregates and every error case", () => {
-    const v = load("key_agg_vectors.json");
-    for (const c of v.valid_test_cases) {
-      expect(H(musig2.keyAggExport(musig2.keyAggregate(pick(v.pubkeys, c.key_indices))))).to.equal(c.expected);
-    }
-    for (const c of v.error_test_cases) {
-      expectBipError(
-        () => musig2.keyAggregate(pick(v.pubkeys, c.key_indices), pick(v.tweaks, c.tweak_indices), c.is_xonly),
-        c.error,
-      );
-    }
-    expect(v.error_test_cases.length).to.equal(5);
-  });
+for (const [name, backend] of BACKENDS) {
+  describe(`BIP-327 MuSig2 official vectors (${name} backend)`, () => {
+    it("key_sort_vectors: sorts keys (library and glue)", () => {
+      const v = load("key_sort_vectors.json");
+      const sorted = (v.sorted_pubkeys as string[]).map((x) => x.toUpperCase());
+      expect(musig2.sortKeys(v.pubkeys.map(h)).map(H)).to.deep.equal(sorted);
+      expect(musigSortKeys(v.pubkeys.map(h)).map(H)).to.deep.equal(sorted);
+    });
 
-  it("nonce_gen_vectors: secret and public nonces", () => {
-    const v = load("nonce_gen_vectors.json");
-    for (const c of v.test_cases) {
-      const opt = (x: string | null): Uint8Array | undefined => (x === null ? undefined : h(x));
-      const n = musig2.nonceGen(h(c.pk), opt(c.sk), opt(c.aggpk), opt(c.msg), opt(c.extra_in), h(c.rand_));
-      expect(H(n.secret)).to.equal(c.expected_secnonce);
-      expect(H(n.public)).to.equal(c.expected_pubnonce);
-    }
-  });
-
-  it("nonce_agg_vectors: sums and invalid nonces", () => {
-    const v = load("nonce_agg_vectors.json");
-    for (const c of v.valid_test_cases) expect(H(musig2.nonceAggregate(pick(v.pnonces, c.pnonce_indices)))).to.equal(c.expected);
-    for (const c of v.error_test_cases) expectBipError(() => musig2.nonceAggregate(pick(v.pnonces, c.pnonce_indices)), c.error);
-  });
-
-  it("sign_verify_vectors: signs, verifies, rejects wrong signatures and bad contributions", () => {
-    const v = load("sign_verify_vectors.json");
-    const sk = h(v.sk);
-    for (const c of v.valid_test_cases) {
-      const pks = pick(v.pubkeys, c.key_indices);
-      const nonces = pick(v.pnonces, c.nonce_indices);
-      const aggNonce = h(v.aggnonces[c.aggnonce_index]);
-      expect(H(musig2.nonceAggregate(nonces))).to.equal(H(aggNonce));
-      const s = new musig2.Session(aggNonce, pks, h(v.msgs[c.msg_index]));
-      const sig = s.sign(h(v.secnonces[0]), sk);
-      expect(H(sig)).to.equal(c.expected);
-      expect(s.partialSigVerify(sig, nonces, c.signer_index)).to.equal(true);
-    }
-    for (const c of v.sign_error_test_cases) {
-      expectBipError(() => {
-        const s = new musig2.Session(h(v.aggnonces[c.aggnonce_index]), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]));
-        return s.sign(h(v.secnonces[c.secnonce_index]), sk);
-      }, c.error);
-    }
-    for (const c of v.verify_fail_test_cases) {
-      const nonces = pick(v.pnonces, c.nonce_indices);
-      const s = new musig2.Session(musig2.nonceAggregate(nonces), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]));
-      let ok: boolean;
-      try {
-        ok = s.partialSigVerify(h(c.sig), nonces, c.signer_index);
-      } catch {
-        ok = false;
+    it("key_agg_vectors: valid aggregates and every error case", () => {
+      const v = load("key_agg_vectors.json");
+      for (const c of v.valid_test_cases) {
+        expect(H(backend.keyAgg(pick(v.pubkeys, c.key_indices), [], []).slice(1))).to.equal(c.expected);
       }
-      expect(ok, c.comment).to.equal(false);
-    }
-    for (const c of v.verify_error_test_cases) {
-      expectBipError(() => {
+      for (const c of v.error_test_cases) {
+        expectBipError(() => backend.keyAgg(pick(v.pubkeys, c.key_indices), pick(v.tweaks, c.tweak_indices), c.is_xonly), c.error);
+      }
+      expect(v.error_test_cases.length).to.equal(5);
+    });
+
+    it("nonce_gen_vectors: secret and public nonces", () => {
+      const v = load("nonce_gen_vectors.json");
+      for (const c of v.test_cases) {
+        const n = backend.nonceGen(h(c.pk), opt(c.sk), opt(c.aggpk), opt(c.msg), opt(c.extra_in), h(c.rand_));
+        expect(H(n.secNonce)).to.equal(c.expected_secnonce);
+        expect(H(n.pubNonce)).to.equal(c.expected_pubnonce);
+      }
+    });
+
+    it("nonce_agg_vectors: sums (incl. the point at infinity) and invalid nonces", () => {
+      const v = load("nonce_agg_vectors.json");
+      for (const c of v.valid_test_cases) expect(H(backend.nonceAgg(pick(v.pnonces, c.pnonce_indices)))).to.equal(c.expected);
+      for (const c of v.error_test_cases) expectBipError(() => backend.nonceAgg(pick(v.pnonces, c.pnonce_indices)), c.error);
+    });
+
+    it("sign_verify_vectors: signs, verifies, rejects wrong signatures and bad contributions", () => {
+      const v = load("sign_verify_vectors.json");
+      const sk = h(v.sk);
+      for (const c of v.valid_test_cases) {
+        const pks = pick(v.pubkeys, c.key_indices);
         const nonces = pick(v.pnonces, c.nonce_indices);
-        const s = new musig2.Session(musig2.nonceAggregate(nonces), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]));
-        return s.partialSigVerify(h(c.sig), nonces, c.signer_index);
-      }, c.error);
-    }
-  });
+        const aggNonce = h(v.aggnonces[c.aggnonce_index]);
+        expect(H(backend.nonceAgg(nonces))).to.equal(H(aggNonce));
+        const s = backend.session(aggNonce, pks, h(v.msgs[c.msg_index]), [], []);
+        const sig = s.sign(h(v.secnonces[0]), sk);
+        expect(H(sig)).to.equal(c.expected);
+        expect(s.partialSigVerify(sig, nonces, c.signer_index)).to.equal(true);
+      }
+      for (const c of v.sign_error_test_cases) {
+        expectBipError(() => {
+          const s = backend.session(h(v.aggnonces[c.aggnonce_index]), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]), [], []);
+          return s.sign(h(v.secnonces[c.secnonce_index]), sk);
+        }, c.error);
+      }
+      for (const c of v.verify_fail_test_cases) {
+        const nonces = pick(v.pnonces, c.nonce_indices);
+        const s = backend.session(backend.nonceAgg(nonces), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]), [], []);
+        let ok: boolean;
+        try {
+          ok = s.partialSigVerify(h(c.sig), nonces, c.signer_index);
+        } catch {
+          ok = false;
+        }
+        expect(ok, c.comment).to.equal(false);
+      }
+      for (const c of v.verify_error_test_cases) {
+        expectBipError(() => {
+          const nonces = pick(v.pnonces, c.nonce_indices);
+          const s = backend.session(backend.nonceAgg(nonces), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]), [], []);
+          return s.partialSigVerify(h(c.sig), nonces, c.signer_index);
+        }, c.error);
+      }
+    });
 
-  it("tweak_vectors: plain and x-only tweaks, and the out-of-range tweak", () => {
-    const v = load("tweak_vectors.json");
-    const sk = h(v.sk);
-    for (const c of v.valid_test_cases) {
-      const nonces = pick(v.pnonces, c.nonce_indices);
-      const s = new musig2.Session(h(v.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
-      const sig = s.sign(h(v.secnonce), sk);
-      expect(H(sig), c.comment).to.equal(c.expected);
-      expect(s.partialSigVerify(sig, nonces, c.signer_index)).to.equal(true);
-    }
-    for (const c of v.error_test_cases) {
-      expectBipError(() => {
-        const s = new musig2.Session(h(v.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
-        return s.sign(h(v.secnonce), sk);
-      }, c.error);
-    }
-  });
+    it("tweak_vectors: plain and x-only tweaks, and the out-of-range tweak", () => {
+      const v = load("tweak_vectors.json");
+      const sk = h(v.sk);
+      for (const c of v.valid_test_cases) {
+        const nonces = pick(v.pnonces, c.nonce_indices);
+        const s = backend.session(h(v.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
+        const sig = s.sign(h(v.secnonce), sk);
+        expect(H(sig), c.comment).to.equal(c.expected);
+        expect(s.partialSigVerify(sig, nonces, c.signer_index)).to.equal(true);
+      }
+      for (const c of v.error_test_cases) {
+        expectBipError(() => {
+          const s = backend.session(h(v.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
+          return s.sign(h(v.secnonce), sk);
+        }, c.error);
+      }
+    });
 
-  it("sig_agg_vectors: aggregates partial signatures and blames an invalid one", () => {
-    const v = load("sig_agg_vectors.json");
-    for (const c of v.valid_test_cases) {
-      const pks = pick(v.pubkeys, c.key_indices);
-      expect(H(musig2.nonceAggregate(pick(v.pnonces, c.nonce_indices)))).to.equal(c.aggnonce);
-      const s = new musig2.Session(h(c.aggnonce), pks, h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
-      const sig = s.partialSigAgg(pick(v.psigs, c.psig_indices));
-      expect(H(sig)).to.equal(c.expected);
-      const Q = musig2.keyAggExport(musig2.keyAggregate(pks, pick(v.tweaks, c.tweak_indices), c.is_xonly));
-      expect(schnorr.verify(sig, h(v.msg), Q)).to.equal(true);
-    }
-    for (const c of v.error_test_cases) {
-      expectBipError(() => {
-        const s = new musig2.Session(h(c.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
-        return s.partialSigAgg(pick(v.psigs, c.psig_indices));
-      }, c.error);
-    }
-  });
+    it("sig_agg_vectors: aggregates partial signatures and blames an invalid one", () => {
+      const v = load("sig_agg_vectors.json");
+      for (const c of v.valid_test_cases) {
+        const pks = pick(v.pubkeys, c.key_indices);
+        expect(H(backend.nonceAgg(pick(v.pnonces, c.nonce_indices)))).to.equal(c.aggnonce);
+        const s = backend.session(h(c.aggnonce), pks, h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
+        const sig = s.partialSigAgg(pick(v.psigs, c.psig_indices));
+        expect(H(sig)).to.equal(c.expected);
+        const Q = backend.keyAgg(pks, pick(v.tweaks, c.tweak_indices), c.is_xonly).slice(1);
+        expect(schnorr.verify(sig, h(v.msg), Q)).to.equal(true);
+        expect(ecc.verifySchnorr(h(v.msg), Q, sig)).to.equal(true);
+      }
+      for (const c of v.error_test_cases) {
+        expectBipError(() => {
+          const s = backend.session(h(c.aggnonce), pick(v.pubkeys, c.key_indices), h(v.msg), pick(v.tweaks, c.tweak_indices), c.is_xonly);
+          return s.partialSigAgg(pick(v.psigs, c.psig_indices));
+        }, c.error);
+      }
+    });
 
-  it("det_sign_vectors: deterministic nonces and signatures, and every error case", () => {
-    const v = load("det_sign_vectors.json");
-    const sk = h(v.sk);
-    for (const c of v.valid_test_cases) {
-      const r = musig2.deterministicSign(
-        sk,
-        h(c.aggothernonce),
-        pick(v.pubkeys, c.key_indices),
-        h(v.msgs[c.msg_index]),
-        c.tweaks.map(h),
-        c.is_xonly,
-        c.rand === null ? undefined : h(c.rand),
-      );
-      expect([H(r.publicNonce), H(r.partialSig)]).to.deep.equal(c.expected);
-    }
-    for (const c of v.error_test_cases) {
-      expectBipError(
-        () =>
-          musig2.deterministicSign(
-            sk,
-            h(c.aggothernonce),
-            pick(v.pubkeys, c.key_indices),
-            h(v.msgs[c.msg_index]),
-            c.tweaks.map(h),
-            c.is_xonly,
-            c.rand === null ? undefined : h(c.rand),
-          ),
-        c.error,
-      );
-    }
-  });
-});
+    it("det_sign_vectors: deterministic nonces and signatures, and every error case", () => {
+      const v = load("det_sign_vectors.json");
+      const sk = h(v.sk);
+      const run = (c: any) =>
+        backend.deterministicSign(sk, h(c.aggothernonce), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]), c.tweaks.map(h), c.is_xonly, opt(c.rand));
+      for (const c of v.valid_test_cases) {
+        const r = run(c);
+        expect([H(r.pubNonce), H(r.partialSig)]).to.deep.equal(c.expected);
+      }
+      for (const c of v.error_test_cases) expectBipError(() => run(c), c.error);
+    });
 
-describe("MuSig2 glue (KeySort always, x-only TapTweak, server answers nonce + partial)", () => {
+    it("Sign zeroes the secret nonce, even when signing fails", () => {
+      const v = load("sign_verify_vectors.json");
+      const c = v.valid_test_cases[0];
+      const s = backend.session(h(v.aggnonces[c.aggnonce_index]), pick(v.pubkeys, c.key_indices), h(v.msgs[c.msg_index]), [], []);
+      const used = h(v.secnonces[0]);
+      s.sign(used, h(v.sk));
+      expect(used.subarray(0, 64).every((b) => b === 0)).to.equal(true);
+      expect(() => s.sign(used, h(v.sk))).to.throw(MusigError);
+      const refused = h(v.secnonces[0]);
+      const wrongKey = sha256(new TextEncoder().encode("not the nonce's key"));
+      expect(() => s.sign(refused, wrongKey)).to.throw(MusigError);
+      expect(refused.subarray(0, 64).every((b) => b === 0)).to.equal(true);
+    });
+  });
+}
+
+for (const [backendName] of BACKENDS) describe(`MuSig2 glue on the ${backendName} backend (KeySort always, x-only TapTweak, server answers nonce + partial)`, () => {
+  let previous: CryptoBackendName;
+  before(() => {
+    previous = useCryptoBackend(backendName);
+  });
+  after(() => {
+    useCryptoBackend(previous);
+  });
   const userSk = sha256(new TextEncoder().encode("tender user key"));
   const serverSk = sha256(new TextEncoder().encode("tender server key"));
   const userPk = ecc.pointFromScalar(userSk, true) as Uint8Array;
@@ -203,7 +214,7 @@ describe("MuSig2 glue (KeySort always, x-only TapTweak, server answers nonce + p
   const message = sha256(new TextEncoder().encode("a sighash"));
   const tweak = sha256(new TextEncoder().encode("a taptweak"));
 
-  it("the glue's aggregate and tweaked keys equal the backend's KeyAgg over sorted keys", () => {
+  it("the glue's aggregate and tweaked keys equal @scure/btc-signer's KeyAgg over sorted keys", () => {
     const v = load("key_agg_vectors.json");
     const keys = (v.pubkeys as string[]).slice(0, 3).map(h);
     const sorted = musig2.sortKeys(keys);
@@ -261,6 +272,20 @@ describe("MuSig2 glue (KeySort always, x-only TapTweak, server answers nonce + p
     expect(() =>
       musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce: userNonce, otherPubkey: serverPk, response: bad, message, tweak }),
     ).to.throw(MusigInvalidPartialSignatureError);
+  });
+
+  it("every nonce is fresh: same inputs give different nonces; the extra input and the message bind it", () => {
+    const input = { pubkey: userPk, secretKey: userSk, aggregateKey: musigTweakedKey([userPk, serverPk], tweak), message, extra: message };
+    const a = musigNonceGen(input);
+    const b = musigNonceGen(input);
+    expect(H(a.pubNonce)).to.not.equal(H(b.pubNonce));
+    expect(H(a.secNonce.subarray(0, 64))).to.not.equal(H(b.secNonce.subarray(0, 64)));
+    const rand = sha256(new TextEncoder().encode("fixed test randomness"));
+    const fixed = H(musigNonceGen({ ...input, rand }).pubNonce);
+    expect(H(musigNonceGen({ ...input, rand }).pubNonce)).to.equal(fixed);
+    expect(H(musigNonceGen({ ...input, rand, extra: tweak }).pubNonce)).to.not.equal(fixed);
+    expect(H(musigNonceGen({ ...input, rand, message: tweak }).pubNonce)).to.not.equal(fixed);
+    expect(() => musigNonceGen({ ...input, rand: rand.subarray(0, 31) })).to.throw(MusigError);
   });
 
   it("the secret nonce cannot be used twice", () => {

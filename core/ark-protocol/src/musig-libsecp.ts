@@ -1,0 +1,299 @@
+/**
+ * BIP-327 MuSig2 with every point operation in libsecp256k1 (tiny-secp256k1's WASM build): the
+ * default backend of `musig.ts`. The BIP's steps (tagged hashes, coefficients, scalar arithmetic
+ * mod n) are written here, step for step after the BIP's algorithms; KeyAgg itself is the core's
+ * memoised one (`keys.ts`). Checked against every BIP-327 vector and against `musig-scure.ts`.
+ *
+ * Points travel as 33-byte compressed encodings, `null` being the point at infinity. Secret values
+ * only meet `pointFromScalar` (libsecp256k1's constant-time generator multiplication); the
+ * variable-time `pointMultiply` only sees public scalars (coefficients, challenges).
+ */
+import * as ecc from "tiny-secp256k1";
+import { bytesEqual, concatBytes } from "./encoding.js";
+import { taggedHash } from "./hashes.js";
+import { bigIntTo32, bytesToBigInt, CURVE_ORDER, keyAggUnsorted } from "./keys.js";
+import { MusigError, MusigInvalidContributionError, type MusigBackend, type MusigBackendNonce, type MusigBackendSession } from "./musig-backend.js";
+
+const N = CURVE_ORDER;
+const G = ecc.pointFromScalar(bigIntTo32(1n), true) as Uint8Array;
+const INFINITY_BYTES = new Uint8Array(33);
+
+const mod = (a: bigint): bigint => ((a % N) + N) % N;
+const hashInt = (tag: string, ...parts: Uint8Array[]): bigint => mod(bytesToBigInt(taggedHash(tag, ...parts)));
+const hasEvenY = (p: Uint8Array): boolean => p[0] === 2;
+const xbytes = (p: Uint8Array): Uint8Array => p.subarray(1, 33);
+const negate = (p: Uint8Array): Uint8Array => {
+  const q = Uint8Array.from(p);
+  q[0] = p[0] === 2 ? 3 : 2;
+  return q;
+};
+const u8 = (v: number): Uint8Array => Uint8Array.of(v);
+/** Big-endian `size`-byte encoding of a length. */
+const be = (v: number, size: 4 | 8): Uint8Array => {
+  const out = new Uint8Array(size);
+  for (let i = size - 1, x = BigInt(v); i >= 0; i--, x >>= 8n) out[i] = Number(x & 0xffn);
+  return out;
+};
+
+/** BIP-327 `cpoint`: a valid compressed point. */
+function isCPoint(p: Uint8Array): boolean {
+  return p.length === 33 && (p[0] === 2 || p[0] === 3) && ecc.isPoint(p);
+}
+
+/** `cpoint_ext`: 33 zero bytes are the point at infinity (null); throws on anything else invalid. */
+function cpointExt(p: Uint8Array, onInvalid: () => Error): Uint8Array | null {
+  if (bytesEqual(p, INFINITY_BYTES)) return null;
+  if (!isCPoint(p)) throw onInvalid();
+  return p;
+}
+
+/** `A + k·B` for public `k` and points (null = infinity). */
+function addMul(a: Uint8Array | null, b: Uint8Array | null, k: bigint): Uint8Array | null {
+  const kb = b && k !== 0n ? ecc.pointMultiply(b, bigIntTo32(k), true) : null;
+  if (!a) return kb;
+  if (!kb) return a;
+  return ecc.pointAdd(a, kb, true);
+}
+
+function scalar(bytes: Uint8Array, what: string): bigint {
+  if (bytes.length !== 32) throw new MusigError(`${what} must be 32 bytes`);
+  return bytesToBigInt(bytes);
+}
+
+/** KeyAgg + ApplyTweak state (BIP-327 keygen context) plus what the coefficients need. */
+interface KeyAggContext {
+  pubkeys: readonly Uint8Array[];
+  Q: Uint8Array;
+  gacc: bigint;
+  tacc: bigint;
+  list: Uint8Array;
+  second: Uint8Array | undefined;
+}
+
+function keyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uint8Array[], isXonly: readonly boolean[]): KeyAggContext {
+  if (pubkeys.length === 0) throw new MusigError("key aggregation needs at least one key");
+  if (tweaks.length !== isXonly.length) throw new MusigError("one x-only flag per tweak");
+  pubkeys.forEach((pk, i) => {
+    if (!isCPoint(pk)) throw new MusigInvalidContributionError(i, "pubkey");
+  });
+  let Q: Uint8Array;
+  try {
+    Q = keyAggUnsorted(pubkeys);
+  } catch (e) {
+    throw new MusigError(`key aggregation: ${e instanceof Error ? e.message : String(e)}`);
+  }
+  let gacc = 1n;
+  let tacc = 0n;
+  tweaks.forEach((tweak, i) => {
+    const t = scalar(tweak, "tweak");
+    if (t >= N) throw new MusigError("The tweak must be less than n.");
+    const negateQ = isXonly[i] === true && !hasEvenY(Q);
+    const next = ecc.pointAddScalar(negateQ ? negate(Q) : Q, tweak, true);
+    if (!next) throw new MusigError("The result of tweaking cannot be infinity.");
+    Q = next;
+    gacc = negateQ ? mod(-gacc) : gacc;
+    tacc = mod(t + (negateQ ? -tacc : tacc));
+  });
+  const second = pubkeys.find((k) => !bytesEqual(k, pubkeys[0]!));
+  return { pubkeys, Q, gacc, tacc, list: taggedHash("KeyAgg list", concatBytes(...pubkeys)), second };
+}
+
+/** GetSessionKeyAggCoeff: fails if `pk` is not one of the session's keys. */
+function keyAggCoeff(ctx: KeyAggContext, pk: Uint8Array): bigint {
+  if (!ctx.pubkeys.some((k) => bytesEqual(k, pk))) throw new MusigError("The signer's pubkey must be included in the list of pubkeys.");
+  if (ctx.second && bytesEqual(pk, ctx.second)) return 1n;
+  return hashInt("KeyAgg coefficient", ctx.list, pk);
+}
+
+function nonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
+  if (pubNonces.length === 0) throw new MusigError("nonce aggregation needs at least one nonce");
+  const out = new Uint8Array(66);
+  for (const half of [0, 1]) {
+    let sum: Uint8Array | null = null;
+    for (let i = 0; i < pubNonces.length; i++) {
+      const nonce = pubNonces[i]!;
+      const R = nonce.subarray(33 * half, 33 * half + 33);
+      if (nonce.length !== 66 || !isCPoint(R)) throw new MusigInvalidContributionError(i, "pubnonce");
+      // null is the point at infinity: infinity + R = R
+      sum = sum ? ecc.pointAdd(sum, R, true) : R;
+    }
+    if (sum) out.set(sum, 33 * half); // infinity stays 33 zero bytes
+  }
+  return out;
+}
+
+function nonceFromScalars(k1: Uint8Array, k2: Uint8Array): Uint8Array {
+  return concatBytes(ecc.pointFromScalar(k1, true) as Uint8Array, ecc.pointFromScalar(k2, true) as Uint8Array);
+}
+
+class LibsecpSession implements MusigBackendSession {
+  private readonly ctx: KeyAggContext;
+  private readonly aggNonce: Uint8Array;
+  private readonly b: bigint;
+  private readonly R: Uint8Array;
+  private readonly e: bigint;
+
+  constructor(aggNonce: Uint8Array, pubkeys: readonly Uint8Array[], message: Uint8Array, tweaks: readonly Uint8Array[], isXonly: readonly boolean[]) {
+    this.ctx = keyAggContext(pubkeys.map((k) => Uint8Array.from(k)), tweaks, isXonly);
+    const invalid = (): Error => new MusigInvalidContributionError(null, "aggnonce");
+    if (aggNonce.length !== 66) throw invalid();
+    this.aggNonce = Uint8Array.from(aggNonce);
+    const R1 = cpointExt(this.aggNonce.subarray(0, 33), invalid);
+    const R2 = cpointExt(this.aggNonce.subarray(33), invalid);
+    const Qx = xbytes(this.ctx.Q);
+    this.b = hashInt("MuSig/noncecoef", this.aggNonce, Qx, message);
+    this.R = addMul(R1, R2, this.b) ?? G;
+    this.e = hashInt("BIP0340/challenge", xbytes(this.R), Qx, message);
+  }
+
+  sign(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array {
+    if (secNonce.length !== 97) throw new MusigError("secret nonce must be 97 bytes");
+    const k1Bytes = secNonce.slice(0, 32);
+    const k2Bytes = secNonce.slice(32, 64);
+    const noncePk = secNonce.slice(64);
+    secNonce.fill(0, 0, 64); // never usable again, even if signing fails below
+    try {
+      const k1p = bytesToBigInt(k1Bytes);
+      const k2p = bytesToBigInt(k2Bytes);
+      if (k1p === 0n || k1p >= N) throw new MusigError("first secnonce value is out of range.");
+      if (k2p === 0n || k2p >= N) throw new MusigError("second secnonce value is out of range.");
+      const d0 = scalar(secretKey, "secret key");
+      if (d0 === 0n || d0 >= N) throw new MusigError("secret key is out of range");
+      const P = ecc.pointFromScalar(secretKey, true) as Uint8Array;
+      if (!bytesEqual(P, noncePk)) throw new MusigError("the secret nonce belongs to another key");
+      const { ctx, b, e } = this;
+      const a = keyAggCoeff(ctx, P);
+      const evenR = hasEvenY(this.R);
+      const k1 = evenR ? k1p : N - k1p;
+      const k2 = evenR ? k2p : N - k2p;
+      const g = hasEvenY(ctx.Q) ? 1n : N - 1n;
+      const d = mod(g * ctx.gacc * d0);
+      const psig = bigIntTo32(mod(k1 + b * k2 + e * a * d));
+      // BIP-327 checks its own partial signature before releasing it (guards against faults).
+      if (!this.verifyInternal(psig, nonceFromScalars(k1Bytes, k2Bytes), P)) throw new MusigError("own partial signature does not verify");
+      return psig;
+    } finally {
+      k1Bytes.fill(0);
+      k2Bytes.fill(0);
+    }
+  }
+
+  private verifyInternal(psig: Uint8Array, pubNonce: Uint8Array, pk: Uint8Array): boolean {
+    if (psig.length !== 32) return false;
+    const s = bytesToBigInt(psig);
+    if (s >= N) return false;
+    const { ctx, b, e } = this;
+    const R1 = pubNonce.subarray(0, 33);
+    const R2 = pubNonce.subarray(33, 66);
+    if (pubNonce.length !== 66 || !isCPoint(R1) || !isCPoint(R2)) throw new MusigInvalidContributionError(null, "pubnonce");
+    const ReP = addMul(R1, R2, b);
+    const Re = ReP && !hasEvenY(this.R) ? negate(ReP) : ReP;
+    if (!isCPoint(pk)) throw new MusigInvalidContributionError(null, "pubkey");
+    const a = keyAggCoeff(ctx, pk);
+    const g = mod((hasEvenY(ctx.Q) ? 1n : N - 1n) * ctx.gacc);
+    const right = addMul(Re, pk, mod(e * a * g));
+    const left = s === 0n ? null : ecc.pointFromScalar(psig, true);
+    return left === null || right === null ? left === right : bytesEqual(left, right);
+  }
+
+  partialSigVerify(partialSig: Uint8Array, pubNonces: readonly Uint8Array[], index: number): boolean {
+    const pks = this.ctx.pubkeys;
+    if (pubNonces.length !== pks.length) throw new MusigError("one public nonce per participant");
+    if (!Number.isInteger(index) || index < 0 || index >= pks.length) throw new MusigError("signer index outside the session");
+    if (!bytesEqual(nonceAgg(pubNonces), this.aggNonce)) return false;
+    return this.verifyInternal(partialSig, pubNonces[index]!, pks[index]!);
+  }
+
+  partialSigAgg(partialSigs: readonly Uint8Array[]): Uint8Array {
+    if (partialSigs.length !== this.ctx.pubkeys.length) throw new MusigError("one partial signature per participant");
+    let s = 0n;
+    partialSigs.forEach((p, i) => {
+      const si = p.length === 32 ? bytesToBigInt(p) : N;
+      if (si >= N) throw new MusigInvalidContributionError(i, "psig");
+      s += si;
+    });
+    const g = hasEvenY(this.ctx.Q) ? 1n : N - 1n;
+    return concatBytes(xbytes(this.R), bigIntTo32(mod(s + this.e * g * this.ctx.tacc)));
+  }
+}
+
+function checkLength(bytes: Uint8Array | undefined, sizes: readonly number[], what: string): void {
+  if (bytes !== undefined && !sizes.includes(bytes.length)) throw new MusigError(`${what} must be ${sizes.join(" or ")} bytes`);
+}
+
+/** `sk XOR hash_MuSig/aux(rand)`. */
+function blind(secretKey: Uint8Array, rand: Uint8Array): Uint8Array {
+  const h = taggedHash("MuSig/aux", rand);
+  for (let i = 0; i < 32; i++) h[i] = (h[i] as number) ^ (secretKey[i] as number);
+  return h;
+}
+
+/** The two nonce scalars `hash_tag(parts ‖ bytes(1, i))` mod n, i = 0, 1. */
+function nonceScalars(tag: string, parts: readonly Uint8Array[]): [Uint8Array, Uint8Array] {
+  const ks = [0, 1].map((i) => {
+    const k = hashInt(tag, ...parts, u8(i));
+    if (k === 0n) throw new MusigError("nonce scalar is zero");
+    return bigIntTo32(k);
+  });
+  return [ks[0]!, ks[1]!];
+}
+
+/** BIP-327 on libsecp256k1. */
+export const libsecpMusig: MusigBackend = {
+  keyAgg(pubkeys, tweaks, isXonly) {
+    return Uint8Array.from(keyAggContext(pubkeys, tweaks, isXonly).Q);
+  },
+
+  nonceGen(pubkey, secretKey, aggPubkeyXOnly, message, extraIn, rand): MusigBackendNonce {
+    checkLength(pubkey, [33], "pubkey");
+    checkLength(secretKey, [32], "secret key");
+    checkLength(aggPubkeyXOnly, [0, 32], "aggregate key");
+    checkLength(rand, [32], "randomness");
+    const extra = extraIn ?? new Uint8Array(0);
+    if (extra.length > 0xffffffff) throw new MusigError("extra input too long");
+    const aggpk = aggPubkeyXOnly ?? new Uint8Array(0);
+    const seed = secretKey ? blind(secretKey, rand) : rand;
+    const msgPrefixed = message === undefined ? [u8(0)] : [u8(1), be(message.length, 8), message];
+    const [k1, k2] = nonceScalars("MuSig/nonce", [seed, u8(pubkey.length), pubkey, u8(aggpk.length), aggpk, ...msgPrefixed, be(extra.length, 4), extra]);
+    if (secretKey) seed.fill(0);
+    const out = { secNonce: concatBytes(k1, k2, pubkey), pubNonce: nonceFromScalars(k1, k2) };
+    k1.fill(0);
+    k2.fill(0);
+    return out;
+  },
+
+  nonceAgg,
+
+  session(aggNonce, pubkeys, message, tweaks, isXonly) {
+    return new LibsecpSession(aggNonce, pubkeys, message, tweaks, isXonly);
+  },
+
+  deterministicSign(secretKey, aggOtherNonce, pubkeys, message, tweaks, isXonly, rand) {
+    checkLength(secretKey, [32], "secret key");
+    checkLength(rand, [32], "randomness");
+    const seed = rand ? blind(secretKey, rand) : Uint8Array.from(secretKey);
+    const Qx = xbytes(keyAggContext(pubkeys, tweaks, isXonly).Q);
+    if (aggOtherNonce.length !== 66) throw new MusigInvalidContributionError(null, "aggothernonce");
+    const [k1, k2] = nonceScalars("MuSig/deterministic/nonce", [seed, aggOtherNonce, Qx, be(message.length, 8), message]);
+    seed.fill(0);
+    const d = scalar(secretKey, "secret key");
+    if (d === 0n || d >= N) throw new MusigError("secret key is out of range");
+    const pubNonce = nonceFromScalars(k1, k2);
+    const secNonce = concatBytes(k1, k2, ecc.pointFromScalar(secretKey, true) as Uint8Array);
+    k1.fill(0);
+    k2.fill(0);
+    let aggNonce: Uint8Array;
+    try {
+      aggNonce = nonceAgg([pubNonce, aggOtherNonce]);
+    } catch (e) {
+      secNonce.fill(0);
+      if (e instanceof MusigInvalidContributionError) throw new MusigInvalidContributionError(null, "aggothernonce");
+      throw e;
+    }
+    try {
+      return { pubNonce, partialSig: new LibsecpSession(aggNonce, pubkeys, message, tweaks, isXonly).sign(secNonce, secretKey) };
+    } finally {
+      secNonce.fill(0);
+    }
+  },
+};
