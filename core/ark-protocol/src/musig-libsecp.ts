@@ -9,7 +9,7 @@
  * variable-time `pointMultiply` only sees public scalars (coefficients, challenges).
  */
 import * as ecc from "tiny-secp256k1";
-import { bytesEqual, concatBytes } from "./encoding.js";
+import { bytesEqual, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, keyAggUnsorted } from "./keys.js";
 import { MusigError, MusigInvalidContributionError, type MusigBackend, type MusigBackendNonce, type MusigBackendSession } from "./musig-backend.js";
@@ -70,7 +70,22 @@ interface KeyAggContext {
   second: Uint8Array | undefined;
 }
 
+// The same key lists and tweaks come back for every sighash of an output and every rebuilt exit
+// chain: contexts are memoised (bounded; public data only, never mutated once built).
+const CONTEXT_CACHE_MAX = 4096;
+const contextCache = new Map<string, KeyAggContext>();
+
 function keyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uint8Array[], isXonly: readonly boolean[]): KeyAggContext {
+  const cacheKey = `${pubkeys.map(toHex).join("")}/${tweaks.map((t, i) => `${toHex(t)}${isXonly[i] === true ? "x" : "p"}`).join("")}`;
+  const cached = contextCache.get(cacheKey);
+  if (cached && tweaks.length === isXonly.length) return cached;
+  const ctx = buildKeyAggContext(pubkeys.map((k) => Uint8Array.from(k)), tweaks, isXonly);
+  if (contextCache.size >= CONTEXT_CACHE_MAX) contextCache.clear();
+  contextCache.set(cacheKey, ctx);
+  return ctx;
+}
+
+function buildKeyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uint8Array[], isXonly: readonly boolean[]): KeyAggContext {
   if (pubkeys.length === 0) throw new MusigError("key aggregation needs at least one key");
   if (tweaks.length !== isXonly.length) throw new MusigError("one x-only flag per tweak");
   pubkeys.forEach((pk, i) => {
@@ -134,7 +149,7 @@ class LibsecpSession implements MusigBackendSession {
   private readonly e: bigint;
 
   constructor(aggNonce: Uint8Array, pubkeys: readonly Uint8Array[], message: Uint8Array, tweaks: readonly Uint8Array[], isXonly: readonly boolean[]) {
-    this.ctx = keyAggContext(pubkeys.map((k) => Uint8Array.from(k)), tweaks, isXonly);
+    this.ctx = keyAggContext(pubkeys, tweaks, isXonly);
     const invalid = (): Error => new MusigInvalidContributionError(null, "aggnonce");
     if (aggNonce.length !== 66) throw invalid();
     this.aggNonce = Uint8Array.from(aggNonce);
@@ -178,18 +193,19 @@ class LibsecpSession implements MusigBackendSession {
     }
   }
 
+  /**
+   * PartialSigVerifyInternal. Preconditions (checked by the callers): `pubNonce` is two valid
+   * points (NonceAgg checked it, or we computed it) and `pk` is one of the session's keys (so a
+   * valid point; the coefficient lookup refuses any other).
+   */
   private verifyInternal(psig: Uint8Array, pubNonce: Uint8Array, pk: Uint8Array): boolean {
     if (psig.length !== 32) return false;
     const s = bytesToBigInt(psig);
     if (s >= N) return false;
     const { ctx, b, e } = this;
-    const R1 = pubNonce.subarray(0, 33);
-    const R2 = pubNonce.subarray(33, 66);
-    if (pubNonce.length !== 66 || !isCPoint(R1) || !isCPoint(R2)) throw new MusigInvalidContributionError(null, "pubnonce");
-    const ReP = addMul(R1, R2, b);
-    const Re = ReP && !hasEvenY(this.R) ? negate(ReP) : ReP;
-    if (!isCPoint(pk)) throw new MusigInvalidContributionError(null, "pubkey");
     const a = keyAggCoeff(ctx, pk);
+    const ReP = addMul(pubNonce.subarray(0, 33), pubNonce.subarray(33, 66), b);
+    const Re = ReP && !hasEvenY(this.R) ? negate(ReP) : ReP;
     const g = mod((hasEvenY(ctx.Q) ? 1n : N - 1n) * ctx.gacc);
     const right = addMul(Re, pk, mod(e * a * g));
     const left = s === 0n ? null : ecc.pointFromScalar(psig, true);

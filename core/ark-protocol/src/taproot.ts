@@ -16,7 +16,7 @@ import { bech32m } from "@scure/base";
 import { ProtocolDecodeError } from "./errors.js";
 import * as ecc from "tiny-secp256k1";
 import { bytesToBigInt, CURVE_ORDER } from "./keys.js";
-import { compareBytes, concatBytes, ByteWriter } from "./encoding.js";
+import { compareBytes, concatBytes, toHex, ByteWriter } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { p2trScript } from "./script.js";
 import { segwitHrp, type Network } from "./network.js";
@@ -75,11 +75,22 @@ export function tapTweakHash(internalKey: Uint8Array, merkleRoot: Uint8Array | n
  */
 export function tweakXOnly(internalKey: Uint8Array, tweak: Uint8Array): { outputKey: Uint8Array; parity: 0 | 1 } {
   if (tweak.length !== 32 || bytesToBigInt(tweak) >= CURVE_ORDER) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
-  if (internalKey.length !== 32 || !ecc.isXOnlyPoint(internalKey)) throw new ProtocolDecodeError("invalid x-only key");
+  if (internalKey.length !== 32) throw new ProtocolDecodeError("invalid x-only key");
+  const cacheKey = toHex(internalKey) + toHex(tweak);
+  const cached = tweakCache.get(cacheKey);
+  if (cached) return { outputKey: Uint8Array.from(cached.outputKey), parity: cached.parity };
+  if (!ecc.isXOnlyPoint(internalKey)) throw new ProtocolDecodeError("invalid x-only key");
   const r = ecc.xOnlyPointAddTweak(internalKey, tweak);
   if (!r) throw new ProtocolDecodeError("tweaked key is the point at infinity");
+  if (tweakCache.size >= TWEAK_CACHE_MAX) tweakCache.clear();
+  tweakCache.set(cacheKey, { outputKey: Uint8Array.from(r.xOnlyPubkey), parity: r.parity });
   return { outputKey: r.xOnlyPubkey, parity: r.parity };
 }
+
+// Exit chains and trees are rebuilt from the same outputs again and again (every validation of
+// a VTXO, every registration): tweak results are memoised (bounded; public data, returned as copies).
+const TWEAK_CACHE_MAX = 4096;
+const tweakCache = new Map<string, { outputKey: Uint8Array; parity: 0 | 1 }>();
 
 interface Walked {
   hash: Uint8Array;

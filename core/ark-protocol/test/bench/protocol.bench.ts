@@ -1,14 +1,19 @@
 /**
  * Ark protocol core throughput next to raw Schnorr, so the protocol overhead reads as a ratio:
  * VTXO decode + full validation (every exit-chain signature checked), an arkoor package built
- * and MuSig2 co-signed end to end (user and server in-process), and tiny-secp256k1 BIP-340
- * sign / verify measured in the same run.
+ * and MuSig2 co-signed end to end (user and server in-process), and BIP-340 sign / verify
+ * measured in the same run. The crypto rows run on both backends (`crypto-backend.ts`):
+ * libsecp256k1 (the default) and the pure-JS one (`@scure/btc-signer` MuSig2, `@noble/curves`
+ * Schnorr), so the speed-up reads directly from one table.
  */
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import * as ecc from "tiny-secp256k1";
-import { measure, type BenchReport } from "@tender/core";
+import { measure, type BenchReport, type BenchRow } from "@tender/core";
+import { useCryptoBackend, type CryptoBackendName } from "../../src/crypto-backend.js";
+import { musigCompleteCosign, musigNonceGen, musigRespondCosign, musigRespondCosignDeterministic, musigTweakedKey } from "../../src/musig.js";
+import { signSchnorr, verifySchnorr } from "../../src/schnorr.js";
 import { fromHex, toHex } from "../../src/encoding.js";
 import { decodeTx } from "../../src/tx.js";
 import { decodeVtxo } from "../../src/vtxo.js";
@@ -47,24 +52,62 @@ export default async function protocolBench(): Promise<BenchReport> {
   const nbSigs = buildArkoorPackage([board], outputs).parts[0]!.signing.length;
 
   const sk = fromHex(keys.server_key!.secret_key);
-  const xonly = (ecc.pointFromScalar(sk, true) as Uint8Array).slice(1);
+  const pk = ecc.pointFromScalar(sk, true) as Uint8Array;
+  const xonly = pk.slice(1);
   const msg = sha256(new TextEncoder().encode("bench"));
   const sig = ecc.signSchnorr(msg, sk);
+  const userSk = keyFor(board.policy.userPubkey);
+  const userPk = board.policy.userPubkey;
+  const tweak = sha256(new TextEncoder().encode("bench tweak"));
+  const userPubNonce = musigNonceGen({ pubkey: userPk, secretKey: userSk, message: msg }).pubNonce;
+  // One 2-of-2 co-signature as arkoor makes it: user nonce, server nonce + partial, user verifies + completes.
+  const cosign = (): Uint8Array => {
+    const nonce = musigNonceGen({ pubkey: userPk, secretKey: userSk, aggregateKey: musigTweakedKey([userPk, pk], tweak), message: msg });
+    const response = musigRespondCosign({ secretKey: sk, pubkey: pk, otherPubkey: userPk, otherPubNonce: nonce.pubNonce, message: msg, tweak });
+    return musigCompleteCosign({ secretKey: userSk, pubkey: userPk, nonce, otherPubkey: pk, response, message: msg, tweak });
+  };
 
-  const validate = await measure(() => validateVtxo(decodeVtxo(deepHex), anchor));
-  const arkoor = await measure(arkoorRound);
-  const build = await measure(() => buildArkoorPackage([board], outputs));
-  const sign = await measure(() => ecc.signSchnorr(msg, sk));
-  const verify = await measure(() => ecc.verifySchnorr(msg, xonly, sig));
+  const on = async (backend: CryptoBackendName, fn: () => unknown, minMs?: number): Promise<number> => {
+    const prev = useCryptoBackend(backend);
+    try {
+      return await measure(fn, minMs);
+    } finally {
+      useCryptoBackend(prev);
+    }
+  };
+  /** The same operation on both backends: two rows, the speed-up in the first one's note. */
+  const pair = async (name: string, fn: () => unknown, note = ""): Promise<BenchRow[]> => {
+    const fast = await on("libsecp256k1", fn);
+    const pure = await on("pure-js", fn);
+    return [
+      { name: `${name} [libsecp256k1]`, opsPerSec: fast, note: `${(fast / pure).toFixed(1)}× the pure-JS backend${note ? `; ${note}` : ""}` },
+      { name: `${name} [pure-JS]`, opsPerSec: pure },
+    ];
+  };
+
+  const sign = await on("libsecp256k1", () => signSchnorr(msg, sk));
+  const verify = await on("libsecp256k1", () => verifySchnorr(sig, msg, xonly));
+  const validate = await on("libsecp256k1", () => validateVtxo(decodeVtxo(deepHex), anchor));
+  const arkoor = await on("libsecp256k1", arkoorRound);
+  const build = await on("libsecp256k1", () => buildArkoorPackage([board], outputs));
 
   return {
     title: "Ark protocol core (plugins/ark)",
     rows: [
       { name: `VTXO decode+validate (depth ${depth})`, opsPerSec: validate, note: `= ${(verify / validate).toFixed(1)} raw verifies (${depth} signatures checked)` },
-      { name: `arkoor package build+sign (${nbSigs} MuSig2 sigs)`, opsPerSec: arkoor, note: `= ${(sign / arkoor).toFixed(0)} raw signs; user+server in-process, scure MuSig2` },
+      { name: `arkoor package build+sign (${nbSigs} MuSig2 sigs)`, opsPerSec: arkoor, note: `= ${(sign / arkoor).toFixed(0)} raw signs; user+server in-process` },
       { name: "arkoor package build only (txs + sighashes)", opsPerSec: build, note: `MuSig2 is ${((1 / arkoor - 1 / build) * arkoor * 100).toFixed(0)}% of build+sign` },
-      { name: "Schnorr sign (tiny-secp256k1)", opsPerSec: sign },
-      { name: "Schnorr verify (tiny-secp256k1)", opsPerSec: verify },
+      { name: "Schnorr sign (libsecp256k1, checked)", opsPerSec: sign },
+      { name: "Schnorr verify (libsecp256k1)", opsPerSec: verify },
+      ...(await pair(`arkoor package build+sign (${nbSigs} sigs)`, arkoorRound)),
+      ...(await pair("MuSig2 2-of-2 co-signature (tweaked)", cosign, "nonce, server partial, verify, own partial, aggregate")),
+      ...(await pair("MuSig2 deterministic partial sign (server)", () =>
+        musigRespondCosignDeterministic({ secretKey: sk, pubkey: pk, otherPubkey: userPk, otherPubNonce: userPubNonce, message: msg, tweak }),
+      )),
+      ...(await pair("MuSig2 tweaked key aggregation (2 keys)", () => musigTweakedKey([userPk, pk], tweak), "KeyAgg memoised per key list")),
+      ...(await pair("Schnorr sign", () => signSchnorr(msg, sk), "both check the signature before returning it")),
+      ...(await pair("Schnorr verify", () => verifySchnorr(sig, msg, xonly))),
+      ...(await pair(`VTXO decode+validate (depth ${depth})`, () => validateVtxo(decodeVtxo(deepHex), anchor))),
     ],
   };
 }
