@@ -39,3 +39,7 @@ export * from "./tree-signing.js";
 export * from "./fees-estimate.js";
 export * from "./exit-cost.js";
 export * from "./exit.js";
+export * from "./round-client.js";
+export * from "./round-interactive.js";
+export * from "./round-delegated.js";
+export * from "./round-swap.js";
