@@ -47,13 +47,19 @@ describe("BIP-327 KeySort and KeyAgg used for policy internal keys (official vec
     }
   });
 
-  it("memoised KeyAgg: a caller mutating its result does not change later results", () => {
+  it("memoised KeyAgg and x-only tweak: a caller mutating a result does not change later results", () => {
     const pks = keys([0, 1, 2]);
     const first = keyAggUnsorted(pks);
     const expected = toHex(first);
     first.fill(0);
     expect(toHex(keyAggUnsorted(pks))).to.equal(expected);
     expect(toHex(keyAggUnsorted(keys([2, 1, 0])))).to.not.equal(expected);
+    const internal = keyAggUnsorted(pks).slice(1);
+    const tweak = fromHex(agg.tweaks[1]);
+    const out = tweakXOnly(internal, tweak);
+    const tweaked = toHex(out.outputKey);
+    out.outputKey.fill(0);
+    expect(toHex(tweakXOnly(internal, tweak).outputKey)).to.equal(tweaked);
   });
 
   it("property: sorted aggregation matches @scure/btc-signer's BIP-327 implementation", () => {
