@@ -41,13 +41,13 @@ export class BitcoindCredentials {
       text = await readFile(path, "utf8");
     } catch (err) {
       // No cookie usually means bitcoind is not running (it deletes the file on shutdown).
-      throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} is not readable`, 1, { cause: err });
+      throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} is not readable`, 1, { cause: err, notProcessed: true });
     }
     const line = text.trim();
     // Bitcoin Core writes `__cookie__:<64 hex>`. Anything else is not sent: the path comes from the
     // wallet's configuration, and another file's contents must never leave as credentials.
     if (!COOKIE.test(line)) {
-      throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} does not hold a bitcoind cookie (__cookie__:<64 hex digits>)`);
+      throw new ChainSourceUnavailableError(this.label, "connection", `cookie file ${path} does not hold a bitcoind cookie (__cookie__:<64 hex digits>)`, 1, { notProcessed: true });
     }
     return line;
   }

@@ -145,7 +145,8 @@ export class BitcoindRpc {
       const parsed = JSON.parse(reply.text()) as Envelope | Envelope[];
       const envs = Array.isArray(parsed) ? parsed : [parsed];
       const warm = envs.find((e) => e.error && e.error.code === RpcCode.IN_WARMUP);
-      if (warm) throw new ChainSourceUnavailableError(this.label, "warming-up", String(warm.error?.message ?? "warming up"));
+      // bitcoind answers -28 without running the call.
+      if (warm) throw new ChainSourceUnavailableError(this.label, "warming-up", String(warm.error?.message ?? "warming up"), 1, { notProcessed: true });
     } catch (err) {
       if (err instanceof ChainSourceUnavailableError) throw err;
     }

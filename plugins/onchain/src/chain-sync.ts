@@ -3,7 +3,7 @@ import { Transaction } from "bitcoinjs-lib";
 import { mapLimited } from "./concurrency.js";
 import type { Bip86Keychain } from "./keychain.js";
 import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
-import { prevTxid, type WalletTxGraph } from "./tx-graph.js";
+import { prevTxid, type GraphTx, type WalletTxGraph } from "./tx-graph.js";
 import { P2A_SCRIPT_HEX } from "./tx-size.js";
 
 /** Unused addresses scanned past the last used or revealed one (restores find their funds). */
@@ -51,10 +51,16 @@ function sameStatus(t: StoredTx, status: TxStatus): boolean {
  * 1. the history of every revealed address plus {@link ADDRESS_GAP} more (extending the gap
  *    past any used one);
  * 2. new transactions are fetched, with the previous transactions of foreign inputs so the fee
- *    and P2A spends are known; known ones get their new status (mined, reorged out);
- * 3. unconfirmed wallet transactions the source no longer has are re-broadcast once
- *    `rebroadcastGraceMs` passed since the last broadcast; one the source refuses because an
- *    input was spent by a confirmed transaction becomes `conflicted`, with its descendants.
+ *    and P2A spends are known; known ones get their new status (mined, reorged out, back from a
+ *    conflict);
+ * 3. a wallet transaction that is neither mined nor in the mempool is marked `conflicted`, with
+ *    its descendants, as soon as another transaction in a block or in the mempool spends one of
+ *    its inputs (see {@link findConflict}); a conflicted one whose inputs are free again (its
+ *    conflict was reorged out) becomes pending again (see {@link revivable});
+ * 4. the remaining unconfirmed transactions the source does not have are re-broadcast: the
+ *    wallet's own that no node has accepted yet at once, others once `rebroadcastGraceMs` passed
+ *    since their last broadcast; one the source refuses because an input was spent meanwhile
+ *    becomes `conflicted` too.
  * Changes are persisted together at the end.
  */
 export async function syncWallet(c: SyncContext): Promise<SyncReport> {
@@ -94,34 +100,70 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
   for (const [txid, status] of seen) {
     const g = graph.get(txid);
     if (!g || changed.has(txid) || (sameStatus(g.stored, status) && !g.stored.held)) continue;
-    // Seen on chain: a held transaction was broadcast by the plugin that holds it.
+    // Seen on chain: a held transaction was broadcast by the plugin that holds it; a conflicted
+    // one is back (the block or mempool transaction that conflicted with it is gone).
     g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status), held: false };
     changed.set(txid, g.stored);
   }
 
-  const rebroadcast: string[] = [];
-  const conflicted: string[] = [];
-  // Parents before children, so a re-broadcast child finds its parent in the mempool.
-  const missing = graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted" && !g.stored.held)
-    .map((g) => ({ g, depth: graph.unconfirmedAncestry(g.stored.txid) }))
+  // Transactions the source has, mined or in its mempool.
+  const present = new Set(seen.keys());
+  const byDepth = (list: GraphTx[]) => list.map((g) => ({ g, depth: graph.unconfirmedAncestry(g.stored.txid) }))
     .sort((a, b) => a.depth - b.depth || a.g.stored.firstSeenMs - b.g.stored.firstSeenMs)
     .map((x) => x.g);
-  for (const g of missing) {
+  // Parents before children, so a conflict marks the descendants and a re-broadcast child finds its parent.
+  const unseen = byDepth(graph.all().filter((g) => !seen.has(g.stored.txid) && g.stored.state !== "conflicted" && !g.stored.held));
+  const missing: GraphTx[] = [];
+  for (const g of unseen) {
     const status = await source.getTxStatus(g.stored.txid);
     if (status) {
+      present.add(g.stored.txid);
       if (!sameStatus(g.stored, status)) {
         g.stored = { ...g.stored, state: status.confirmed ? "confirmed" : "pending", block: blockOf(status) };
         changed.set(g.stored.txid, g.stored);
       }
       continue;
     }
-    // Neither mined nor in the mempool: reorged out, evicted, or never accepted.
+    // Neither mined nor in the mempool: reorged out, evicted, replaced, or never accepted.
     if (g.stored.state === "confirmed") {
       g.stored = { ...g.stored, state: "pending", block: null };
       changed.set(g.stored.txid, g.stored);
     }
+    missing.push(g);
+  }
+
+  const conflicted: string[] = [];
+  const markWithDescendants = (txid: string, reason: string) => {
+    for (const id of markConflicted(graph, txid)) {
+      changed.set(id, graph.get(id)!.stored);
+      conflicted.push(id);
+    }
+    c.logger.info(`wallet transaction ${txid} is conflicted: ${reason}`);
+  };
+  const live = spendersOf(graph, present);
+  for (const g of missing) {
+    if (g.stored.state === "conflicted") continue; // a descendant of one marked just before
+    const conflict = await findConflict(source, graph, g, live);
+    if (conflict) markWithDescendants(g.stored.txid, conflict);
+  }
+
+  const candidates = missing.filter((g) => g.stored.state !== "conflicted");
+  for (const g of graph.all()) {
+    if (g.stored.state !== "conflicted" || g.stored.held || present.has(g.stored.txid) || !(await revivable(source, graph, g))) continue;
+    g.stored = { ...g.stored, state: "pending", block: null };
+    changed.set(g.stored.txid, g.stored);
+    candidates.push(g);
+    c.logger.info(`wallet transaction ${g.stored.txid} is no longer conflicted: its inputs are unspent again`);
+  }
+
+  const rebroadcast: string[] = [];
+  for (const g of byDepth(candidates)) {
+    if (g.stored.state === "conflicted") continue;
+    // The wallet's own transaction that no node is known to have accepted goes out at once;
+    // others wait for the grace (a source may not show a fresh transaction yet).
+    const neverAccepted = g.stored.origin === "wallet" && g.stored.lastBroadcastMs === null;
     const last = g.stored.lastBroadcastMs ?? g.stored.firstSeenMs;
-    if (now - last < c.rebroadcastGraceMs) continue;
+    if (!neverAccepted && now - last < c.rebroadcastGraceMs) continue;
     try {
       await source.broadcast(g.stored.hex);
       g.stored = { ...g.stored, lastBroadcastMs: now };
@@ -130,14 +172,9 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
       c.logger.info(`re-broadcast unconfirmed transaction ${g.stored.txid}`);
     } catch (e) {
       if (!(e instanceof ChainSourceRejectedError)) throw e;
-      if (await spentElsewhere(source, g.tx, g.stored.txid)) {
-        for (const id of markConflicted(graph, g.stored.txid)) {
-          changed.set(id, graph.get(id)!.stored);
-          conflicted.push(id);
-        }
-      } else {
-        c.logger.warn(`re-broadcast of ${g.stored.txid} refused: ${e.reason}`);
-      }
+      const spender = await spentElsewhere(source, g.tx, g.stored.txid);
+      if (spender) markWithDescendants(g.stored.txid, `input spent by ${spender}`);
+      else c.logger.warn(`re-broadcast of ${g.stored.txid} refused: ${e.reason}`);
     }
   }
 
@@ -145,6 +182,57 @@ export async function syncWallet(c: SyncContext): Promise<SyncReport> {
   return {
     tipHeight: tip.height, newTxs: added.length, updatedTxs: changed.size - added.length, rebroadcast, conflicted, usedIndexes: used,
   };
+}
+
+/** `txid:vout` of an input's previous output. */
+const outpointOf = (i: { hash: Uint8Array; index: number }): string => `${prevTxid(i)}:${i.index}`;
+
+/** Which transaction spends each outpoint, among the graph's live transactions the source has (`present`). */
+function spendersOf(graph: WalletTxGraph, present: ReadonlySet<string>): Map<string, string> {
+  const spenders = new Map<string, string>();
+  for (const g of graph.all()) {
+    if (g.isCoinbase || g.stored.state === "conflicted" || !present.has(g.stored.txid)) continue;
+    for (const i of g.tx.ins) spenders.set(outpointOf(i), g.stored.txid);
+  }
+  return spenders;
+}
+
+/**
+ * Why `g`, which is neither mined nor in the mempool, can no longer be valid, or `null`: a
+ * coinbase out of the best chain; a parent that is conflicted; an input spent by another
+ * transaction the source has in a block or its mempool — one of the wallet's (`live`), else as
+ * the source reports the input's spender.
+ */
+async function findConflict(source: ChainSource, graph: WalletTxGraph, g: GraphTx, live: ReadonlyMap<string, string>): Promise<string | null> {
+  if (g.isCoinbase) return "its block left the best chain";
+  for (const i of g.tx.ins) {
+    const parent = graph.get(prevTxid(i));
+    if (parent?.stored.state === "conflicted") return `its parent ${parent.stored.txid} is conflicted`;
+    const spender = live.get(outpointOf(i));
+    if (spender !== undefined && spender !== g.stored.txid) return `input ${outpointOf(i)} spent by ${spender}`;
+  }
+  const spender = await spentElsewhere(source, g.tx, g.stored.txid);
+  return spender ? `input spent by ${spender}` : null;
+}
+
+/**
+ * Whether a conflicted transaction of this wallet that the source does not have may be valid
+ * again: every input is an output of a live wallet transaction, no live wallet transaction spends
+ * it (held ones included), and the source knows no spender of it. Only transactions spending
+ * wallet coins alone come back; a payment from someone else comes back when it is seen again.
+ */
+async function revivable(source: ChainSource, graph: WalletTxGraph, g: GraphTx): Promise<boolean> {
+  if (g.isCoinbase || g.stored.origin !== "wallet") return false;
+  const inputs = new Set(g.tx.ins.map(outpointOf));
+  for (const i of g.tx.ins) {
+    const parent = graph.get(prevTxid(i));
+    if (!parent || parent.stored.state === "conflicted") return false;
+  }
+  for (const other of graph.all()) {
+    if (other === g || other.stored.state === "conflicted" || other.isCoinbase) continue;
+    if (other.tx.ins.some((i) => inputs.has(outpointOf(i)))) return false;
+  }
+  return (await spentElsewhere(source, g.tx, g.stored.txid)) === null;
 }
 
 /** What {@link refreshUnspentStatus} works on. */
@@ -219,13 +307,13 @@ async function describeInputs(c: SyncContext, added: StoredTx[]): Promise<void> 
   });
 }
 
-/** Whether an input of `tx` is spent by another transaction (mempool or chain). */
-async function spentElsewhere(source: ChainSource, tx: Transaction, txid: string): Promise<boolean> {
+/** The txid of another transaction (mempool or chain) that spends an input of `tx`, or `null`. */
+async function spentElsewhere(source: ChainSource, tx: Transaction, txid: string): Promise<string | null> {
   for (const i of tx.ins) {
     const spend = await source.getOutspend(prevTxid(i), i.index);
-    if (spend.spent && spend.txid !== txid) return true;
+    if (spend.spent && spend.txid !== txid) return spend.txid;
   }
-  return false;
+  return null;
 }
 
 /** Marks `txid` and every wallet transaction descending from it conflicted; returns their txids. */

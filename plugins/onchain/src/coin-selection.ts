@@ -6,7 +6,7 @@ import { P2TR_KEYPATH_INPUT_WEIGHT, dustLimitSat, feeFor, outputWeight, overhead
 export interface SpendTarget {
   /** Outputs to pay, with their scripts. */
   readonly outputs: readonly { readonly script: Uint8Array; readonly valueSat: bigint }[];
-  /** The fee rate, whole sat/vB. */
+  /** The fee rate in sat/vB (paid with sat/kvB precision, see `feeFor`). */
   readonly satPerVb: number;
   /** Script of the change output, if one is made. */
   readonly changeScript: Uint8Array;

@@ -7,9 +7,9 @@ export { WalletTxGraph, COINBASE_MATURITY, type WalletUtxo, type OnchainBalanceS
 export { syncWallet, ADDRESS_GAP, REBROADCAST_GRACE_MS, type SyncReport } from "./chain-sync.js";
 export { selectCoins, type SpendTarget, type Selection } from "./coin-selection.js";
 export { signSpend, type AnchorInput, type SignedSpend, type UnsignedSpend } from "./tx-builder.js";
-export { parseAmountWithUnit, parseDestinationEntry } from "./amount.js";
+export { parseAmountWithUnit, parseDestinationEntry, MAX_MONEY_SAT } from "./amount.js";
 export { destinationScript } from "./destination.js";
-export { fetchFeeRates, FEE_TARGETS, type OnchainFeeRates } from "./fee-rates.js";
-export { dustLimitSat, P2A_SCRIPT_HEX } from "./tx-size.js";
+export { fetchFeeRates, wholeSatPerVb, FEE_TARGETS, type OnchainFeeRates } from "./fee-rates.js";
+export { dustLimitSat, feeForVsize, P2A_SCRIPT_HEX } from "./tx-size.js";
 export { MemoryOnchainStore, type OnchainStore, type StoredTx } from "./persistence/stored-tx.js";
 export * from "./errors.js";

@@ -1,9 +1,10 @@
 import type { Psbt } from "bitcoinjs-lib";
-import { AsyncLock, ChainSourceRejectedError, InternalServerError, withContext, type ChainSource, type Logger } from "@tender/core";
+import { AsyncLock, ChainSourceRejectedError, InternalServerError, certainlyNotProcessed, type ChainSource, type Logger } from "@tender/core";
 import { ADDRESS_GAP, REBROADCAST_GRACE_MS, refreshUnspentStatus, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
 import { destinationScript } from "./destination.js";
-import { CpfpChildTooLargeError, DustOutputError, InsufficientFundsError, NoDestinationsError } from "./errors.js";
+import { MAX_MONEY_SAT } from "./amount.js";
+import { CpfpChildTooLargeError, DustOutputError, InsufficientFundsError, InvalidAmountError, NoDestinationsError } from "./errors.js";
 import { fallbackRates, fetchFeeRates, type OnchainFeeRates } from "./fee-rates.js";
 import type { Bip86Keychain } from "./keychain.js";
 import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
@@ -35,7 +36,7 @@ export interface CpfpRequest {
   /** Virtual size and fee of the parent (or of all unconfirmed ancestors together). */
   readonly parentVsize: number;
   readonly parentFeeSat: bigint;
-  /** Target package fee rate, whole sat/vB. */
+  /** Target package fee rate, sat/vB. */
   readonly satPerVb: number;
   /** Transaction version of the child: 3 (TRUC) for v3 parents. Default 3. */
   readonly version?: number;
@@ -172,6 +173,8 @@ export class OnchainWallet {
     if (payments.length === 0) throw new NoDestinationsError();
     return payments.map((p) => {
       const script = destinationScript(p.address, this.keychain.network, this.keychain.walletNetwork);
+      // as send-many's amount parser refuses it: no such amount exists
+      if (p.amountSat > MAX_MONEY_SAT) throw new InvalidAmountError(`${p.amountSat} sat is more than 21 million BTC`);
       const dust = dustLimitSat(script);
       if (p.amountSat < dust) throw new DustOutputError(p.amountSat, dust);
       return { script, valueSat: p.amountSat };
@@ -302,24 +305,52 @@ export class OnchainWallet {
   }
 
   /**
-   * Persists the signed transaction, then broadcasts it. A refusal removes it again (nothing
-   * changed) and answers 500 with the reason; an unreachable source leaves it stored, and sync
-   * broadcasts it later.
+   * Persists the signed transaction, then broadcasts it, and answers its txid whenever the wallet
+   * keeps it — so a caller is never told "failed" about a transaction that may still be paid:
+   * - accepted → stored as broadcast;
+   * - refused by the node (and not already known to it) → removed again, nothing is spent, and
+   *   the refusal is thrown (500 with the node's reason);
+   * - the source certainly did not get it (nothing listening, no such host, bitcoind warming up)
+   *   → removed again, nothing is spent, and the outage is thrown (500);
+   * - anything else (a timeout, a connection lost before the answer) → it may have reached a node:
+   *   kept as a pending wallet transaction, listed and counted, re-broadcast by the next sync,
+   *   and its txid is answered.
    */
   private async persistAndBroadcast(signed: SignedSpend, isCpfp: boolean): Promise<string> {
     const stored = await this.remember(signed, isCpfp, null);
+    const forget = async () => {
+      await this.store.deleteTx(stored.txid);
+      this.graph.remove(stored.txid);
+    };
     try {
       await this.source.broadcast(signed.hex);
     } catch (e) {
       if (e instanceof ChainSourceRejectedError) {
-        await this.store.deleteTx(stored.txid);
-        this.graph.remove(stored.txid);
-        throw new InternalServerError(`Failed to send onchain payment: ${e.reason}`);
+        // A refusal after an earlier attempt went through (e.g. already in the chain) is no refusal.
+        if (!(await this.knownToSource(stored.txid))) {
+          await forget();
+          throw new InternalServerError(`Failed to send onchain payment: ${e.reason}`);
+        }
+      } else if (certainlyNotProcessed(e)) {
+        await forget();
+        throw new InternalServerError(`Failed to send onchain payment: ${e instanceof Error ? e.message : String(e)}; nothing was broadcast or spent`);
+      } else {
+        this.logger.warn(`broadcast of ${stored.txid} may not have reached a node (${e instanceof Error ? e.message : String(e)}); ` +
+          "it is kept as a pending wallet transaction and re-broadcast by the next sync");
+        return signed.txid;
       }
-      throw withContext("Failed to send onchain payment", e);
     }
     stored.lastBroadcastMs = this.now();
     await this.store.saveTxs([stored]);
     return signed.txid;
+  }
+
+  /** Whether the source has `txid` (mempool or chain); `false` when it cannot tell. */
+  private async knownToSource(txid: string): Promise<boolean> {
+    try {
+      return (await this.source.getTxStatus(txid)) !== null;
+    } catch {
+      return false;
+    }
   }
 }

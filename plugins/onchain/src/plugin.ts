@@ -1,6 +1,6 @@
 import { ChainSourceService, Database, definePlugin } from "@tender/core";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
-import { WalletKeysService, WalletSettingsService, satPerVbCeil, walletSyncTask } from "@tender/plugin-wallet";
+import { WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { Bip86Keychain } from "./keychain.js";
 import { OnchainWallet } from "./onchain-wallet.js";
 import { OnchainWalletService, openedOnchainWallet } from "./onchain-wallet-service.js";
@@ -45,7 +45,8 @@ export const onchainPlugin = definePlugin({
       create: async ({ wallet, get }) => {
         const keys = await get(WalletKeysService);
         const source = await get(ChainSourceService);
-        const fallbackSatPerVb = settings.fallbackFeeRateSatPerVb ?? satPerVbCeil((await get(WalletSettingsService)).fallback_fee_rate);
+        // sat/kWu → sat/vB, kept precise as the chain source's estimates are
+        const fallbackSatPerVb = settings.fallbackFeeRateSatPerVb ?? (await get(WalletSettingsService)).fallback_fee_rate / 250;
         const w = await OnchainWallet.open(new Bip86Keychain(keys.master, wallet.network), source, new SqlOnchainStore(db), ctx.logger, {
           ...(settings.rebroadcastGraceMs !== undefined ? { rebroadcastGraceMs: settings.rebroadcastGraceMs } : {}),
           fallbackFeeRateSatPerVb: fallbackSatPerVb,

@@ -1,6 +1,7 @@
 import type { RouteDefinition } from "@tender/core";
 import type { CustomFeeEstimator } from "@tender/plugin-fees";
 import { parseDestinationEntry } from "./amount.js";
+import { wholeSatPerVb } from "./fee-rates.js";
 import type { OnchainWallet } from "./onchain-wallet.js";
 import {
   Address, MessageError, OnchainBalance, OnchainDrainRequest, OnchainSendManyRequest, OnchainSendRequest,
@@ -86,7 +87,7 @@ export function onchainFeeRatesEstimate(wallet: WalletAccess): CustomFeeEstimato
     path: "onchain", operationId: "onchain_fee_rates", summary: "Cached on-chain fee rates", response: OnchainFeeRatesResponse,
     estimate: async () => {
       const r = (await wallet()).feeRates();
-      return { fast_sat_per_vb: r.fastSatPerVb, regular_sat_per_vb: r.regularSatPerVb, slow_sat_per_vb: r.slowSatPerVb };
+      return { fast_sat_per_vb: wholeSatPerVb(r.fastSatPerVb), regular_sat_per_vb: wholeSatPerVb(r.regularSatPerVb), slow_sat_per_vb: wholeSatPerVb(r.slowSatPerVb) };
     },
   };
 }

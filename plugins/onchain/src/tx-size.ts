@@ -1,6 +1,6 @@
 /**
  * Transaction weights (BIP-141 weight units) for fee estimation. vsize = ceil(weight / 4).
- * Every fee here is an integer number of sats at an integer rate in sat/vB.
+ * Every fee here is an integer number of sats; rates are sat/vB with sat/kvB precision.
  */
 
 /** Version, locktime, input and output counts (one byte each below 253), segwit marker and flag. */
@@ -37,7 +37,17 @@ export function vsizeOf(weight: number): number {
 
 /** Fee in sats for a weight at `satPerVb`. */
 export function feeFor(weight: number, satPerVb: number): bigint {
-  return BigInt(vsizeOf(weight)) * BigInt(Math.ceil(satPerVb));
+  return feeForVsize(vsizeOf(weight), satPerVb);
+}
+
+/**
+ * Fee in sats for `vsize` vB at `satPerVb`, with Bitcoin Core's precision: the rate is taken in
+ * whole sat/kvB (rounded up) and the fee is rounded up to a whole sat, so 7.001 sat/vB pays
+ * 7.001 sat/vB, not 8.
+ */
+export function feeForVsize(vsize: number, satPerVb: number): bigint {
+  const satPerKvb = BigInt(Math.max(0, Math.ceil(satPerVb * 1000 - 1e-6)));
+  return (BigInt(vsize) * satPerKvb + 999n) / 1000n;
 }
 
 /**

@@ -1,13 +1,38 @@
+/** Options of a {@link ChainSourceError}. */
+export interface ChainSourceErrorOptions {
+  readonly cause?: unknown;
+  /**
+   * The backend certainly did not act on the request: it was never delivered (connection refused,
+   * no DNS answer, an unreadable cookie file) or the backend answered that it did not run it
+   * (bitcoind warming up). Default `false`: the request may have been carried out, e.g. after a
+   * timeout or a connection lost mid-answer.
+   */
+  readonly notProcessed?: boolean;
+}
+
 /** Base class of every error a {@link ChainSource} throws. `source` never carries credentials. */
 export abstract class ChainSourceError extends Error {
+  /** See {@link ChainSourceErrorOptions.notProcessed}. */
+  readonly notProcessed: boolean;
+
   constructor(
     readonly source: string,
     message: string,
-    options?: { cause?: unknown },
+    options?: ChainSourceErrorOptions,
   ) {
-    super(message, options);
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
+    this.notProcessed = options?.notProcessed ?? false;
   }
+}
+
+/**
+ * Whether `err` proves that the chain source did not act on the request (see
+ * {@link ChainSourceErrorOptions.notProcessed}). A broadcast that failed this way never reached a
+ * node; any other failure of a broadcast leaves it undecided.
+ */
+export function certainlyNotProcessed(err: unknown): boolean {
+  return err instanceof ChainSourceError && err.notProcessed;
 }
 
 /** Why a backend was considered unreachable. */
@@ -23,7 +48,7 @@ export class ChainSourceUnavailableError extends ChainSourceError {
     readonly kind: UnavailableKind,
     readonly detail: string,
     readonly attempts = 1,
-    options?: { cause?: unknown },
+    options?: ChainSourceErrorOptions,
   ) {
     super(
       source,
@@ -32,9 +57,12 @@ export class ChainSourceUnavailableError extends ChainSourceError {
     );
   }
 
-  /** The same failure, recording how many attempts were made. */
-  withAttempts(attempts: number): ChainSourceUnavailableError {
-    return new ChainSourceUnavailableError(this.source, this.kind, this.detail, attempts, { cause: this.cause });
+  /**
+   * The same failure, recording how many attempts were made; `notProcessed` is whether none of
+   * them can have been carried out (default: this attempt's).
+   */
+  withAttempts(attempts: number, notProcessed = this.notProcessed): ChainSourceUnavailableError {
+    return new ChainSourceUnavailableError(this.source, this.kind, this.detail, attempts, { cause: this.cause, notProcessed });
   }
 }
 
@@ -51,7 +79,7 @@ export class ChainSourceRejectedError extends ChainSourceError {
 
 /** The backend answered something this client does not understand, or refused the request itself. */
 export class ChainSourceProtocolError extends ChainSourceError {
-  constructor(source: string, detail: string, options?: { cause?: unknown }) {
+  constructor(source: string, detail: string, options?: ChainSourceErrorOptions) {
     super(source, `chain source ${source} gave an unexpected answer: ${detail}`, options);
   }
 }
@@ -59,7 +87,7 @@ export class ChainSourceProtocolError extends ChainSourceError {
 /** The caller passed something malformed (not a 64-hex txid, an invalid address…); nothing was sent. */
 export class ChainSourceInvalidRequestError extends ChainSourceError {
   constructor(source: string, detail: string) {
-    super(source, `invalid request to chain source ${source}: ${detail}`);
+    super(source, `invalid request to chain source ${source}: ${detail}`, { notProcessed: true });
   }
 }
 

@@ -30,8 +30,27 @@ export async function httpRequest(
     if (signal.aborted) {
       throw new ChainSourceUnavailableError(source, "timeout", `no answer within ${timeoutMs} ms`, 1, { cause: err });
     }
-    throw new ChainSourceUnavailableError(source, "connection", describeFetchFailure(err), 1, { cause: err });
+    throw new ChainSourceUnavailableError(source, "connection", describeFetchFailure(err), 1, { cause: err, notProcessed: failedBeforeSending(err) });
   }
+}
+
+/**
+ * Error codes of failures that happen before a request can leave this machine: no address for
+ * the host, no route, nobody listening, or no connection made in time.
+ */
+const BEFORE_SENDING = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EAI_NONAME", "EHOSTUNREACH", "ENETUNREACH", "EADDRNOTAVAIL", "UND_ERR_CONNECT_TIMEOUT"]);
+
+/** Whether a fetch failure's cause chain shows the request was never sent (see {@link BEFORE_SENDING}). */
+function failedBeforeSending(err: unknown): boolean {
+  let cur: unknown = err;
+  for (let depth = 0; cur instanceof Error && depth < 5; depth++) {
+    const code = (cur as { code?: unknown }).code;
+    if (typeof code === "string") return BEFORE_SENDING.has(code);
+    // Several addresses tried (happy eyeballs): every one must have failed before sending.
+    if (cur instanceof AggregateError && cur.errors.length > 0) return cur.errors.every((e) => failedBeforeSending(e));
+    cur = cur.cause;
+  }
+  return false;
 }
 
 /** The most specific message in a fetch failure's cause chain (`ECONNREFUSED`, …). */

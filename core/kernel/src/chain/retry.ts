@@ -33,7 +33,8 @@ export interface RetryOptions {
 /**
  * Runs `op` until it succeeds, retrying only {@link ChainSourceUnavailableError} (transient by
  * definition) with exponential backoff. Any other error is thrown at once. After the last
- * attempt the unavailable error is rethrown with the attempt count.
+ * attempt the unavailable error is rethrown with the attempt count, and counts as not processed
+ * only when no attempt can have been carried out.
  *
  * @example
  * const height = await retryTransient(() => fetchTipHeight(), { policy: { ...DEFAULT_RETRY_POLICY, attempts: 2 } });
@@ -42,12 +43,14 @@ export async function retryTransient<T>(op: (attempt: number) => Promise<T>, opt
   const policy = options.policy ?? DEFAULT_RETRY_POLICY;
   const wait = options.sleep ?? sleep;
   const attempts = Math.max(1, policy.attempts);
+  let noneProcessed = true;
   for (let attempt = 1; ; attempt++) {
     try {
       return await op(attempt);
     } catch (err) {
       if (!(err instanceof ChainSourceUnavailableError)) throw err;
-      if (attempt >= attempts) throw err.withAttempts(attempt);
+      noneProcessed &&= err.notProcessed;
+      if (attempt >= attempts) throw err.withAttempts(attempt, noneProcessed);
       await wait(backoffDelayMs(policy, attempt));
     }
   }

@@ -7,7 +7,7 @@
  */
 import { Transaction, address as btcAddress } from "bitcoinjs-lib";
 import type { WalletService } from "@tender/core";
-import { InsufficientFundsError, selectCoins, signSpend, type OnchainWallet } from "@tender/plugin-onchain";
+import { InsufficientFundsError, feeForVsize, selectCoins, signSpend, type OnchainWallet } from "@tender/plugin-onchain";
 import { BoardRefusedError } from "../errors.js";
 import type { BoardFunding, FundingTx } from "../board-ports.js";
 
@@ -27,7 +27,7 @@ export function onchainBoardFunding(onchain: WalletService<OnchainWallet>): Boar
         if (coins.length === 0) throw new BoardRefusedError("Insufficient funds: the on-chain wallet has no spendable coins to board");
         // Key-path signatures have a fixed size, so a probe with the whole amount gives the exact vsize.
         const probe = signSpend({ inputs: coins, outputs: [{ script, valueSat: total }] }, keychain, keychain.network);
-        const fee = BigInt(Math.ceil(probe.vsize * satPerVb));
+        const fee = feeForVsize(probe.vsize, satPerVb);
         if (total <= fee) throw new BoardRefusedError(`Insufficient funds: the on-chain balance of ${total} sats does not cover the on-chain fee of ${fee} sats`);
         const signed = signSpend({ inputs: coins, outputs: [{ script, valueSat: total - fee }] }, keychain, keychain.network);
         return { txid: signed.txid, hex: signed.hex, vout: 0, amountSat: total - fee, onchainFeeSat: signed.feeSat, inputs: coins.map(outpointOf) };
