@@ -6,7 +6,7 @@
  * | `fund` | chain (tip), wallet | checks the amount, derives the VTXO key, builds and signs the funding tx (not broadcast) | `cosign` |
  * | `cosign` | server | MuSig2 on the board exit tx (`RequestBoardCosign`), builds the signed VTXO | `record` |
  * | `record` | database | `bark.board` movement (pending) and the VTXO stored locked | `broadcast` |
- * | `broadcast` | chain | broadcasts the funding tx (a refusal fails the board) | `confirming` |
+ * | `broadcast` | chain | broadcasts the funding tx (a refusal, or an outage before any broadcast could leave, fails the board; any other outage leaves it pending) | `confirming` |
  * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend or an exited VTXO | `register` |
  * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, its id backed up in the recovery mailbox, movement successful | done |
  *
@@ -14,7 +14,7 @@
  * not finish (nothing was sent yet), the movement is looked up by its anchor before it is
  * created, the VTXO store is idempotent, and a broadcast of a known transaction is skipped.
  */
-import { ChainSourceRejectedError, faultPoint, type ActionDefinition, type ActionStep, type Logger, type StepOutcome } from "@tender/core";
+import { ChainSourceRejectedError, certainlyNotProcessed, faultPoint, type ActionDefinition, type ActionStep, type Logger, type StepOutcome } from "@tender/core";
 import {
   boardFundingTaproot, boardVtxo, buildBoardExit, decodeVtxo, encodeOutPoint, encodeVtxo, fromHex, musigCompleteCosign, musigNonceGen,
   musigTweakedKey, reverseBytes, toHex, vtxoIdString,
@@ -44,8 +44,28 @@ function fundingOf(s: BoardState): FundingTx {
   };
 }
 
-/** Builds the board action definition over the given ports. */
-export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming): ActionDefinition<BoardState> {
+/**
+ * Boards started by this process whose funding tx it has not tried to broadcast yet. A crash
+ * empties it, so a board resumed after one is never taken for one that sent nothing.
+ */
+export class UnsentBoards {
+  private readonly ids = new Set<string>();
+
+  add(id: string): void {
+    this.ids.add(id);
+  }
+
+  /** Whether board `id` is one, forgetting it: from now on its funding tx may be out. */
+  take(id: string): boolean {
+    return this.ids.delete(id);
+  }
+}
+
+/**
+ * Builds the board action definition over the given ports. `unsent` names the boards whose
+ * funding tx certainly was never handed to the chain source (see {@link UnsentBoards}).
+ */
+export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming, unsent = new UnsentBoards()): ActionDefinition<BoardState> {
   const { server, keys, vtxos, wallet, chain, movements } = ports;
 
   /** Ends board `id` as failed; the log line names it by its action id and its funding tx, if it has one yet. */
@@ -145,17 +165,27 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
 
   const broadcast: ActionStep<BoardState> = async (s, { id }) => {
     const txid = need(s.fundingTxid, "fundingTxid");
+    // Only the first try of a board this process started is known to have sent nothing before.
+    const firstTry = unsent.take(id);
     await wallet.hold(fundingOf(s));
-    if ((await chain.txStatus(txid)) === null) {
-      try {
+    let tried = false;
+    try {
+      if ((await chain.txStatus(txid)) === null) {
+        tried = true;
         await chain.broadcast(need(s.fundingTxHex, "fundingTxHex"));
-      } catch (e) {
-        if (e instanceof ChainSourceRejectedError) {
-          await wallet.release(txid);
-          return fail(id, s, `Failed to broadcast the board funding transaction: ${e.reason}`);
-        }
-        throw e;
       }
+    } catch (e) {
+      if (e instanceof ChainSourceRejectedError) {
+        await wallet.release(txid);
+        return fail(id, s, `Failed to broadcast the board funding transaction: ${e.reason}`);
+      }
+      if (firstTry && (!tried || certainlyNotProcessed(e))) {
+        // No node can have it: the board ends here and the coins are free again.
+        await wallet.release(txid);
+        return fail(id, s, `Failed to broadcast the board funding transaction: ${errorText(e)}; nothing was broadcast`);
+      }
+      // It may be out: the board is pending, `confirming` re-broadcasts the funding tx until it is mined or double-spent.
+      logger.warn(`board ${id}: the broadcast of funding tx ${txid} may not have reached a node (${errorText(e)}); the board stays pending and the funding tx is re-broadcast`);
     }
     await wallet.noteBroadcast(txid).catch((e: unknown) => logger.warn(`on-chain wallet did not take note of board funding ${txid}: ${errorText(e)}`));
     return { next: "confirming", state: s };

@@ -2,7 +2,9 @@
  * Starting boards and listing the pending ones: what the routes and other plugins (balance,
  * sync) call. Wraps the kernel's {@link ActionEngine} for the `boards.board` action.
  */
+import { randomUUID } from "node:crypto";
 import type { ActionEngine, ActionStatus } from "@tender/core";
+import { UnsentBoards } from "./board-action.js";
 import { checkBoardAmount } from "./board-amounts.js";
 import type { BoardServer } from "./board-ports.js";
 import { BOARD_ACTION_KIND, isPendingBoard, need, type BoardState } from "./board-state.js";
@@ -21,17 +23,32 @@ export class BoardService {
   constructor(
     private readonly engine: ActionEngine,
     private readonly server: BoardServer,
+    private readonly unsent = new UnsentBoards(),
   ) {}
 
   /**
    * Boards `amountSat` of the on-chain wallet (or everything with `"all"`): runs the board action
    * until its funding tx is broadcast. Throws {@link BoardRefusedError} (500) when refused, with
-   * nothing broadcast.
+   * nothing broadcast; answers the pending board whenever its funding tx may be out, even when the
+   * chain source failed meanwhile (it is re-broadcast until mined or double-spent).
    */
   async board(amountSat: bigint | "all"): Promise<PendingBoardInfo> {
     if (amountSat !== "all") checkBoardAmount(await this.server.info(), amountSat);
     const state: BoardState = amountSat === "all" ? { mode: "all" } : { mode: "amount", requestedSat: String(amountSat) };
-    const status = await this.engine.start<BoardState>(BOARD_ACTION_KIND, state);
+    const id = randomUUID();
+    this.unsent.add(id);
+    let status: ActionStatus<BoardState>;
+    try {
+      status = await this.engine.start<BoardState>(BOARD_ACTION_KIND, state, id);
+    } catch (e) {
+      // A step after the broadcast failed (e.g. the chain source went away while confirming): the
+      // funding tx may be out, so the board is pending and goes on in the background.
+      const now = await this.engine.status<BoardState>(id);
+      if (!now || now.step === "broadcast" || !isPendingBoard(now.step, now.state)) throw e;
+      status = now;
+    } finally {
+      this.unsent.take(id);
+    }
     if (status.step === "failed") throw new BoardRefusedError(status.error ?? status.state.failure ?? "board failed");
     return pendingInfo(status.state);
   }

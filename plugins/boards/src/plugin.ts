@@ -5,7 +5,7 @@ import { BalanceContributorsService } from "@tender/plugin-wallet";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletService } from "@tender/plugin-onchain";
 import type { InjectionToken } from "tsyringe";
-import { boardAction } from "./board-action.js";
+import { UnsentBoards, boardAction } from "./board-action.js";
 import type { BoardPorts } from "./board-ports.js";
 import { splitBoard } from "./board-amounts.js";
 import { boardRoutes } from "./board-routes.js";
@@ -52,8 +52,9 @@ export const boardsPlugin = definePlugin({
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),
     };
     const engine = c.resolve(ActionEngine);
-    const service = new BoardService(engine, ports.server);
-    engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }));
+    const unsent = new UnsentBoards();
+    const service = new BoardService(engine, ports.server, unsent);
+    engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }, unsent));
     c.registerInstance(BoardServiceToken, service);
     ctx.get(BalanceContributorsService).contribute("pending_board_sat", ctx.name, () => service.pendingBoardSat());
     ctx.find(FeeEstimatorsService)?.addAmountEstimate({
