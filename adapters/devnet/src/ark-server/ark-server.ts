@@ -26,6 +26,12 @@ import { ArkServerStore } from "./server-store.js";
 import { ServerWallet, type WalletStatus } from "./server-wallet.js";
 import { VtxoRegistry } from "./vtxo-registry.js";
 import type { MusigCosignResponse } from "@tender/ark-protocol";
+import type { RoundEvent } from "@tender/ark-protocol/server";
+import { RoundCoordinator } from "./rounds/round-coordinator.js";
+import { RoundStore } from "./rounds/round-store.js";
+import { HarkSwap } from "./rounds/hark-swap.js";
+import { DelegatedParticipations, type ParticipationStatusData, type RoundParticipationData } from "./rounds/delegated-participations.js";
+import type { SubmitPaymentData } from "./rounds/round-payments.js";
 
 /** Options of {@link ArkServer.open}. */
 export interface ArkServerOptions {
@@ -65,6 +71,13 @@ export class ArkServer {
   readonly vtxos: VtxoRegistry;
   readonly mailbox: MailboxService;
   readonly wallet: ServerWallet;
+  /** Round tables (finished rounds, participations, forfeits). */
+  readonly roundStore: RoundStore;
+  /** The round coordinator (schedule, attempts, round events). */
+  readonly rounds: RoundCoordinator;
+  /** Leaf co-signatures, forfeit nonces and forfeits after a round. */
+  readonly harkSwap: HarkSwap;
+  readonly delegated: DelegatedParticipations;
 
   private constructor(readonly ctx: ServerContext) {
     this.boards = new BoardService(ctx);
@@ -72,6 +85,10 @@ export class ArkServer {
     this.vtxos = new VtxoRegistry(ctx);
     this.mailbox = new MailboxService(ctx);
     this.wallet = new ServerWallet(ctx);
+    this.roundStore = new RoundStore(ctx.store);
+    this.harkSwap = new HarkSwap(ctx, this.roundStore);
+    this.delegated = new DelegatedParticipations(ctx, this.roundStore);
+    this.rounds = new RoundCoordinator(ctx, this.roundStore, this.harkSwap, this.delegated, this.mailbox);
   }
 
   /** Opens the database (creating the server seed on first start) and builds the server. */
@@ -83,20 +100,23 @@ export class ArkServer {
     const seed = (await store.getMeta(SEED_KEY)) ?? (await store.initMeta(SEED_KEY, newServerSeed()));
     const keys = deriveServerKeys(seed);
     const nowSecs = opts.nowSecs ?? (() => BigInt(Math.floor(Date.now() / 1000)));
-    return new ArkServer({
+    const server = new ArkServer({
       get config() {
         return settings.current;
       },
       settings, keys, store, chain: opts.chain, locks: new VtxoFluxLocks(), logger, nowSecs,
     });
+    server.rounds.start();
+    return server;
   }
 
   get config(): ArkServerConfig {
     return this.ctx.config;
   }
 
-  /** Ends subscriptions and closes the database. */
+  /** Stops the round coordinator (a running attempt is abandoned), ends subscriptions and closes the database. */
   async close(): Promise<void> {
+    await this.rounds.stop();
     this.mailbox.close();
     await this.ctx.store.close();
   }
@@ -190,7 +210,66 @@ export class ArkServer {
     return this.mailbox.postRecoveryVtxoIds(mailboxId, ids, authorization);
   }
 
+  // ---- rounds ---------------------------------------------------------------------------
+
+  /** `NextRoundTime`: unix seconds of the next scheduled round. */
+  nextRoundTime(): number {
+    return this.rounds.nextRoundTimeSecs();
+  }
+
+  /** `SubscribeRounds`: the last event first, then live events until `signal` aborts or the server closes. */
+  subscribeRounds(signal?: AbortSignal): AsyncGenerator<RoundEvent> {
+    return this.rounds.events.subscribe(signal);
+  }
+
+  /** `LastRoundEvent`: NOT_FOUND "no round event yet" before the first event. */
+  lastRoundEvent(): RoundEvent {
+    const e = this.rounds.lastEvent();
+    if (!e) throw new NotFoundError("no round event yet");
+    return e;
+  }
+
+  /** `SubmitPayment`: joins the running attempt; returns the unlock hash. */
+  submitPayment(req: SubmitPaymentData, pver: number): Promise<Uint8Array> {
+    return this.rounds.submitPayment(req, pver);
+  }
+
+  /** `ProvideVtxoSignatures`: one output's branch partial signatures. */
+  provideVtxoSignatures(pubkey: Uint8Array | undefined, signatures: readonly Uint8Array[], pver: number): void {
+    this.rounds.provideVtxoSignatures(pubkey, signatures, pver);
+  }
+
+  /** `SubmitRoundParticipation`: a delegated participation; returns the unlock hash. */
+  submitRoundParticipation(req: RoundParticipationData, pver: number): Promise<Uint8Array> {
+    return this.delegated.submit(req, pver);
+  }
+
+  /** `RoundParticipationStatus`. */
+  roundParticipationStatus(unlockHash: Uint8Array | undefined): Promise<ParticipationStatusData> {
+    return this.delegated.status(unlockHash);
+  }
+
+  /** `RequestLeafVtxoCosign`. */
+  requestLeafVtxoCosign(vtxoId: Uint8Array | undefined, pubNonce: Uint8Array | undefined, pver: number): Promise<MusigCosignResponse> {
+    return this.harkSwap.requestLeafVtxoCosign(vtxoId, pubNonce, pver);
+  }
+
+  /** `RequestForfeitNonces`. */
+  requestForfeitNonces(unlockHash: Uint8Array | undefined, vtxoIds: readonly Uint8Array[], pver: number): Promise<Uint8Array[]> {
+    return this.harkSwap.requestForfeitNonces(unlockHash, vtxoIds, pver);
+  }
+
+  /** `ForfeitVtxos`: returns the unlock preimage. */
+  forfeitVtxos(bundles: readonly Uint8Array[], pver: number): Promise<Uint8Array> {
+    return this.harkSwap.forfeitVtxos(bundles, pver);
+  }
+
   // ---- admin --------------------------------------------------------------------------
+
+  /** `RoundAdminService.TriggerRound`: starts a round now (or right after the running one); a second trigger while one is queued is ignored. */
+  triggerRound(): void {
+    this.rounds.trigger();
+  }
 
   /** `WalletAdminService.WalletStatus` (rounds wallet). */
   walletStatus(): WalletStatus {

@@ -37,6 +37,23 @@ export class VtxoFluxLocks {
     }
   }
 
+  /**
+   * Locks all `ids` (all or nothing) until {@link release}; for operations that hold their
+   * inputs across several calls (a round attempt). Throws {@link VtxoLockedError} listing the
+   * ids already held.
+   */
+  acquire(ids: readonly string[]): void {
+    const unique = [...new Set(ids)];
+    const busy = unique.filter((id) => this.held.has(id));
+    if (busy.length) throw new VtxoLockedError(busy);
+    for (const id of unique) this.held.add(id);
+  }
+
+  /** Releases ids taken with {@link acquire}. */
+  release(ids: readonly string[]): void {
+    for (const id of ids) this.held.delete(id);
+  }
+
   /** Whether `id` is currently locked. */
   isLocked(id: string): boolean {
     return this.held.has(id);

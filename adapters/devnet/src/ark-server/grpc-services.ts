@@ -4,11 +4,11 @@
  *
  * | Service | Implemented | Answered UNIMPLEMENTED / UNAVAILABLE |
  * |---|---|---|
- * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, NextRoundTime, LastRoundEvent (NOT_FOUND) | rounds, offboards, Lightning |
+ * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos) | offboards, Lightning |
  * | `mailbox_server.MailboxService` | all four | — |
  * | `grpc.health.v1.Health` | Check (SERVING) | Watch |
- * | admin: `WalletAdminService`, `BanAdminService` | all | — |
- * | admin: `RoundAdminService`, `SweepAdminService`, `LightningAdminService` | — | UNAVAILABLE (no rounds, watchman or Lightning node) |
+ * | admin: `WalletAdminService`, `BanAdminService`, `RoundAdminService` | all | — |
+ * | admin: `SweepAdminService`, `LightningAdminService` | — | UNAVAILABLE (no watchman or Lightning node) |
  */
 import type { Logger } from "@tender/core";
 import {
@@ -37,12 +37,21 @@ import {
   type PostRecoveryVtxoIdsRequest,
   type RegisterVtxoTransactionsRequest,
   type UnbanVtxoRequest,
+  type ForfeitNoncesRequest,
+  type ForfeitVtxosRequest,
+  type LeafVtxoCosignRequest,
+  type RoundEvent as RoundEventMessage,
+  type RoundParticipationRequest,
+  type RoundParticipationStatusRequest,
+  type SubmitPaymentRequest,
+  type VtxoSignaturesRequest,
 } from "@tender/ark-grpc";
+import type { RoundEvent } from "@tender/ark-protocol/server";
 import { encodeOutPoint, parseOutPoint, type FeeSchedule } from "@tender/ark-protocol";
 import type { ArkServer } from "./ark-server.js";
 import type { MailboxMessageData } from "./mailbox-service.js";
 import type { ArkInfo } from "./server-config.js";
-import { NotFoundError, UnavailableError } from "./server-errors.js";
+import { UnavailableError } from "./server-errors.js";
 import { readPver, serverStream, serviceImpl, unary } from "./grpc-calls.js";
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
 
@@ -85,9 +94,29 @@ export function arkInfoMessage(i: ArkInfo): ArkInfoMessage {
 
 /** Domain mailbox message → `MailboxMessage`. */
 export function mailboxMessage(m: MailboxMessageData): MailboxMessage {
-  return m.kind === "arkoor"
-    ? { checkpoint: m.checkpoint, message: { $case: "arkoor", value: { vtxos: m.vtxos } } }
-    : { checkpoint: m.checkpoint, message: { $case: "recoveryVtxoIds", value: { vtxoIds: m.vtxoIds } } };
+  switch (m.kind) {
+    case "arkoor":
+      return { checkpoint: m.checkpoint, message: { $case: "arkoor", value: { vtxos: m.vtxos } } };
+    case "recovery":
+      return { checkpoint: m.checkpoint, message: { $case: "recoveryVtxoIds", value: { vtxoIds: m.vtxoIds } } };
+    case "round-participation-completed":
+      // payment_hashes carries the unlock hash too, for wallets older than 0.1.2
+      return { checkpoint: m.checkpoint, message: { $case: "roundParticipationCompleted", value: { paymentHashes: [m.unlockHash], unlockHash: m.unlockHash } } };
+  }
+}
+
+/** Domain round event → `RoundEvent` message. */
+export function roundEventMessage(e: RoundEvent): RoundEventMessage {
+  switch (e.kind) {
+    case "attempt":
+      return { event: { $case: "attempt", value: { roundSeq: e.roundSeq, attemptSeq: e.attemptSeq, roundAttemptChallenge: e.challenge } } };
+    case "vtxo-proposal":
+      return { event: { $case: "vtxoProposal", value: { roundSeq: e.roundSeq, attemptSeq: e.attemptSeq, vtxosSpec: e.vtxosSpec, unsignedRoundTx: e.unsignedRoundTx, vtxosAggNonces: [...e.aggNonces] } } };
+    case "finished":
+      return { event: { $case: "finished", value: { roundSeq: e.roundSeq, attemptSeq: e.attemptSeq, signedRoundTx: e.signedRoundTx, vtxoCosignSignatures: [...e.cosignSignatures] } } };
+    case "failed":
+      return { event: { $case: "failed", value: { roundSeq: e.roundSeq } } };
+  }
 }
 
 const empty = {};
@@ -128,10 +157,48 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
         })),
       ),
     })),
-    nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(Math.floor(Date.now() / 1000) + server.config.roundIntervalSecs) })),
-    lastRoundEvent: unary("LastRoundEvent", logger, () => {
-      throw new NotFoundError("no round event yet");
+    nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(server.nextRoundTime()) })),
+    lastRoundEvent: unary("LastRoundEvent", logger, () => roundEventMessage(server.lastRoundEvent())),
+    subscribeRounds: serverStream("SubscribeRounds", logger, shutdown, async function* (_req: unknown, ctx) {
+      for await (const e of server.subscribeRounds(ctx.signal)) yield roundEventMessage(e);
     }),
+    submitPayment: unary("SubmitPayment", logger, async (req: SubmitPaymentRequest, ctx) => ({
+      unlockHash: await server.submitPayment(
+        {
+          inputs: req.inputVtxos.map((i) => ({ vtxoId: i.vtxoId, attestation: i.attestation })),
+          outputs: req.vtxoRequests.map((o) => ({ amount: o.vtxo?.amount ?? 0n, policy: o.vtxo?.policy, cosignPubkey: o.cosignPubkey, pubNonces: o.publicNonces })),
+          offboardRequests: req.offboardRequests.length,
+          ...(req.unblindedMailboxId ? { mailboxId: req.unblindedMailboxId } : {}),
+        },
+        readPver(ctx.metadata),
+      ),
+    })),
+    provideVtxoSignatures: unary("ProvideVtxoSignatures", logger, (req: VtxoSignaturesRequest, ctx) => {
+      server.provideVtxoSignatures(req.pubkey, req.signatures, readPver(ctx.metadata));
+      return empty;
+    }),
+    submitRoundParticipation: unary("SubmitRoundParticipation", logger, async (req: RoundParticipationRequest, ctx) => ({
+      unlockHash: await server.submitRoundParticipation(
+        {
+          inputs: req.inputVtxos.map((i) => ({ vtxoId: i.vtxoId, attestation: i.attestation })),
+          outputs: req.vtxoRequests.map((o) => ({ amount: o.amount, policy: o.policy })),
+          ...(req.unblindedMailboxId ? { mailboxId: req.unblindedMailboxId } : {}),
+          ...(req.scheduledHeight !== undefined ? { scheduledHeight: req.scheduledHeight } : {}),
+        },
+        readPver(ctx.metadata),
+      ),
+    })),
+    roundParticipationStatus: unary("RoundParticipationStatus", logger, (req: RoundParticipationStatusRequest) => server.roundParticipationStatus(req.unlockHash)),
+    requestLeafVtxoCosign: unary("RequestLeafVtxoCosign", logger, async (req: LeafVtxoCosignRequest, ctx) => {
+      const r = await server.requestLeafVtxoCosign(req.vtxoId, req.publicNonce, readPver(ctx.metadata));
+      return { publicNonce: r.pubNonce, partialSignature: r.partialSig };
+    }),
+    requestForfeitNonces: unary("RequestForfeitNonces", logger, async (req: ForfeitNoncesRequest, ctx) => ({
+      publicNonces: await server.requestForfeitNonces(req.unlockHash, req.vtxoIds, readPver(ctx.metadata)),
+    })),
+    forfeitVtxos: unary("ForfeitVtxos", logger, async (req: ForfeitVtxosRequest, ctx) => ({
+      unlockPreimage: await server.forfeitVtxos(req.forfeitBundles, readPver(ctx.metadata)),
+    })),
   };
   const mailbox = {
     postArkoorMessage: unary("PostArkoorMessage", logger, async (req: PostArkoorMessageRequest) => {
@@ -184,7 +251,20 @@ export function adminServices(server: ArkServer, logger: Logger, shutdown: Abort
   return [
     { definition: WalletAdminServiceService, impl: serviceImpl(WalletAdminServiceService, wallet, logger, shutdown) },
     { definition: BanAdminServiceService, impl: serviceImpl(BanAdminServiceService, ban, logger, shutdown) },
-    { definition: RoundAdminServiceService, impl: serviceImpl(RoundAdminServiceService, { triggerRound: unary("TriggerRound", logger, unavailable("rounds are not supported by the tender reference server")) }, logger, shutdown) },
+    {
+      definition: RoundAdminServiceService,
+      impl: serviceImpl(
+        RoundAdminServiceService,
+        {
+          triggerRound: unary("TriggerRound", logger, () => {
+            server.triggerRound();
+            return empty;
+          }),
+        },
+        logger,
+        shutdown,
+      ),
+    },
     { definition: SweepAdminServiceService, impl: serviceImpl(SweepAdminServiceService, { triggerSweep: unary("TriggerSweep", logger, unavailable("watchman not enabled")) }, logger, shutdown) },
     {
       definition: LightningAdminServiceService,

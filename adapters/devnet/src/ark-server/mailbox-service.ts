@@ -32,7 +32,8 @@ export const MAX_MAILBOX_RECOVERY_IDS = 20;
 /** One `MailboxMessage` as plain data. */
 export type MailboxMessageData =
   | { checkpoint: bigint; kind: "arkoor"; vtxos: Uint8Array[] }
-  | { checkpoint: bigint; kind: "recovery"; vtxoIds: Uint8Array[] };
+  | { checkpoint: bigint; kind: "recovery"; vtxoIds: Uint8Array[] }
+  | { checkpoint: bigint; kind: "round-participation-completed"; unlockHash: Uint8Array };
 
 /** A page of `ReadMailbox`. */
 export interface MailboxPage {
@@ -85,10 +86,14 @@ class MailboxNotifier {
 function groupRows(rows: readonly MailboxRow[]): MailboxMessageData[] {
   const out: MailboxMessageData[] = [];
   for (const r of rows) {
+    if (r.kind === "round-participation-completed") {
+      out.push({ checkpoint: r.checkpoint, kind: r.kind, unlockHash: r.payload });
+      continue;
+    }
     const last = out[out.length - 1];
     if (last && last.checkpoint === r.checkpoint && last.kind === r.kind) {
       if (last.kind === "arkoor") last.vtxos.push(r.payload);
-      else last.vtxoIds.push(r.payload);
+      else if (last.kind === "recovery") last.vtxoIds.push(r.payload);
       continue;
     }
     out.push(r.kind === "arkoor" ? { checkpoint: r.checkpoint, kind: "arkoor", vtxos: [r.payload] } : { checkpoint: r.checkpoint, kind: "recovery", vtxoIds: [r.payload] });
@@ -174,6 +179,12 @@ export class MailboxService {
     const points = ids.map((b) => vtxoIdFromBytes(b));
     const cp = await this.ctx.store.appendMailbox(mailboxId, "recovery", points.map((p) => ({ key: formatOutPoint(p), payload: encodeOutPoint(p) })));
     if (cp !== null) this.notifier.notify(mailboxId);
+  }
+
+  /** Tells a mailbox that the delegated participation with `unlockHash` is now in a round (once per unlock hash). */
+  async postRoundParticipationCompleted(mailboxIdHex: string, unlockHash: Uint8Array): Promise<void> {
+    const cp = await this.ctx.store.appendMailbox(mailboxIdHex, "round-participation-completed", [{ key: toHex(unlockHash), payload: unlockHash }]);
+    if (cp !== null) this.notifier.notify(mailboxIdHex);
   }
 
   /** `ReadMailbox`: one page of messages after `checkpoint`. */

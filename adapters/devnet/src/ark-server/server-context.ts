@@ -13,7 +13,7 @@ import type { ArkServerStore } from "./server-store.js";
  * The chain calls the server makes, answered in process by the devnet node (the
  * same facts bitcoind RPC would give: `getrawtransaction`, `gettxout`, `getblockcount`, …).
  */
-export type ServerChain = Pick<DevnetNode, "tipHeight" | "getTransaction" | "getTxStatus" | "getTxOut" | "utxosForScript" | "faucet" | "estimateFeeRate">;
+export type ServerChain = Pick<DevnetNode, "tipHeight" | "getTransaction" | "getTxStatus" | "getTxOut" | "utxosForScript" | "faucet" | "estimateFeeRate" | "submitTransaction" | "testMempoolAccept">;
 
 /** Shared state of one server instance. */
 export interface ServerContext {

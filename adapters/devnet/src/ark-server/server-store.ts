@@ -9,9 +9,13 @@
  * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
 import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
+import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 
-/** The captaind spend states this server uses (no rounds, Lightning or pool yet). */
-export type VtxoSpendState = "spendable" | "unregistered" | "spent";
+/**
+ * The captaind spend states this server uses (no Lightning or pool yet). `unclaimed`: a round
+ * output whose participant has not forfeited its inputs yet.
+ */
+export type VtxoSpendState = "spendable" | "unregistered" | "spent" | "unclaimed";
 
 /** One stored VTXO. */
 export interface StoredVtxo {
@@ -45,7 +49,7 @@ export interface MailboxRow {
 }
 
 /** Mailbox entry kinds this server posts. */
-export type MailboxKind = "arkoor" | "recovery";
+export type MailboxKind = "arkoor" | "recovery" | "round-participation-completed";
 
 /** A VTXO to insert. */
 export interface NewVtxo {
@@ -96,8 +100,10 @@ export const arkServerInitMigration = defineMigration({
   ],
 });
 
-type Row = Record<string, unknown>;
-interface Sql {
+/** A result row of a plain SQL query. */
+export type Row = Record<string, unknown>;
+/** A connection (or transaction) plain SQL statements run on. */
+export interface Sql {
   execute(query: string, params?: unknown[], method?: "all" | "get" | "run"): Promise<unknown>;
 }
 interface Em extends Sql {
@@ -133,12 +139,12 @@ export class ArkServerStore {
   /** Qualifies the table names of a statement with the schema. */
   private qualified(sql: Sql): Sql {
     if (!this.tablePrefix) return sql;
-    return { execute: (q, params, method) => sql.execute(q.replace(/(?<![."\w])(ark_server_(?:meta|vtxo|tx|mailbox))\b/g, `${this.tablePrefix}$1`), params, method) };
+    return { execute: (q, params, method) => sql.execute(q.replace(/(?<![."\w])(ark_server_\w+)\b/g, `${this.tablePrefix}$1`), params, method) };
   }
 
   /** Opens (and migrates) the store. */
   static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration] }, logger);
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration] }, logger);
     await db.open(location);
     return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
   }
@@ -163,6 +169,11 @@ export class ArkServerStore {
   private async affected(sql: Sql, q: string, params: unknown[]): Promise<number> {
     const r = (await sql.execute(q, params, "run")) as { affectedRows?: number };
     return r.affectedRows ?? 0;
+  }
+
+  /** Runs read-only statements outside the writer (they see committed state). */
+  read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return fn(this.em());
   }
 
   /** Runs `fn` as the only writer, inside one transaction. */

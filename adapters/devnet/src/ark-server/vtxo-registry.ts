@@ -38,6 +38,7 @@ const STATE_MAP: Record<VtxoSpendState, number> = {
   spendable: ClientSpendState.SPENDABLE,
   spent: ClientSpendState.SPENT,
   unregistered: ClientSpendState.UNREGISTERED,
+  unclaimed: ClientSpendState.UNCLAIMED,
 };
 
 /** Registration and lookup of VTXOs. */

@@ -307,11 +307,12 @@ describe("ark server over gRPC (handshake, headers, every service, bark's client
       expect(e.serverMessage).to.equal("bad user input: mailbox authorization required");
     });
 
-    it("features this server does not offer answer UNIMPLEMENTED; NextRoundTime is in the future", async () => {
+    it("before any round: NextRoundTime is in the future, SubmitPayment is refused, LastRoundEvent is NOT_FOUND", async () => {
       const next = await client.ark("nextRoundTime", {});
       expect(Number(next.timestamp)).to.be.greaterThan(Date.now() / 1000);
       const e = await rejection(client.ark("submitPayment", { inputVtxos: [], vtxoRequests: [], offboardRequests: [] }));
-      expect((e as ArkServerError).code).to.equal(status.UNIMPLEMENTED);
+      expect((e as ArkServerError).code).to.equal(status.INVALID_ARGUMENT);
+      expect((e as ArkServerError).serverMessage).to.equal("bad user input: no round is running: wait for the next round attempt");
       const last = await rejection(client.ark("lastRoundEvent", {}));
       expect(last).to.be.instanceOf(ArkServerNotFoundError);
       expect((last as ArkServerError).serverMessage).to.equal("not found: no round event yet");
