@@ -16,9 +16,19 @@
  * serialized: a restart abandons the attempt rather than risk a nonce reuse. Amounts in error
  * texts are shown as bark shows them (`0.00000330 BTC`).
  *
- * Differences from the first draft of the contract (kept close): `checkDelegatedOutputs` takes an
- * optional `unlockHash`, `prepareDelegatedParticipation` an optional `rand`; `leafCosignNonce`
- * returns its secret nonce as a {@link MemoryOnly} `MusigNonce`; amounts in texts are in BTC.
+ * Differences from the agreed contract (names and shapes otherwise as agreed):
+ * - split over four files (this one, round-interactive.ts, round-delegated.ts, round-swap.ts),
+ *   all exported from the package index;
+ * - amounts in error texts as bark prints them (`0.00000330 BTC`, not `330`); `refreshOutputAmount`
+ *   also refuses duplicates ("duplicate VTXO id: …") and a fee above the total ("Fee (…) exceeds
+ *   amount (…)");
+ * - `signVtxoProposal` also checks that funding output 0 pays the tree, the aggregated-nonce
+ *   count and that each cosign key is in one leaf only; a refused proposal leaves the nonces
+ *   usable, a signed one wipes them;
+ * - `checkDelegatedOutputs` takes an optional `unlockHash` (every output must be locked by it) and
+ *   throws {@link RoundFinishedError}; `prepareDelegatedParticipation` takes an optional `rand`;
+ * - `leafCosignNonce` returns its secret nonce as a `MemoryOnlyNonce` (a `MusigNonce` that
+ *   refuses serialization); `RoundSubmissionSecrets` exposes `cosignPubkeys`, `used`, `wipe()`.
  *
  * @example
  * ```ts
