@@ -7,6 +7,7 @@
  * | `GET /status` | running or not, its URLs and keys |
  * | `POST /stop` | stops both gRPC ports and closes the server (clients see UNAVAILABLE); 409 when stopped |
  * | `POST /start` | starts it again: same database, keys, settings and ports; 409 when running |
+ * | `POST /trigger-round` | `RoundAdminService.TriggerRound`: a round starts now (or right after the running one) |
  * | `POST /ban {vtxo, blocks?}` | `BanAdminService.BanVtxo` until tip + blocks (default {@link DEFAULT_BAN_BLOCKS}) |
  * | `POST /unban {vtxo}` | `BanAdminService.UnbanVtxo` |
  * | `GET /bans` | `BanAdminService.ListBannedVtxos` |
@@ -94,6 +95,11 @@ export function arkControlRoutes(ark: RunningArkServer): Router {
     if (ark.running) throw new ControlError(409, "the Ark server is already running");
     await ark.start();
     return statusJson(ark);
+  }));
+  r.post("/trigger-round", handle(() => {
+    running("trigger a round");
+    ark.server.triggerRound();
+    return { triggered: true };
   }));
   r.post("/ban", handle(async (req) => {
     const b = body(req);

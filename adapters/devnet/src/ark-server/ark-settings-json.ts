@@ -2,8 +2,8 @@
  * The settings the devnet's controls show and change, as JSON: `GetArkInfo`'s field names where
  * the setting is announced there (`round_interval_secs`, `min_board_amount`, `max_vtxo_amount`,
  * `required_board_confirmations`, `fees` with the `FeeSchedule` message's fields), captaind's
- * configuration names otherwise (`max_read_mailbox_items`, `handshake_psa`). Amounts are sats,
- * JSON integers.
+ * configuration names otherwise (`max_read_mailbox_items`, `handshake_psa`, `round_submit_time`
+ * and `round_sign_time` with their unit: `_ms`). Amounts are sats, JSON integers.
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
 import type { ArkServerConfig } from "./server-config.js";
@@ -15,6 +15,8 @@ export class SettingsInputError extends Error {}
 export const RUNTIME_SETTINGS = [
   "max_read_mailbox_items",
   "round_interval_secs",
+  "round_submit_time_ms",
+  "round_sign_time_ms",
   "handshake_psa",
   "min_board_amount",
   "max_vtxo_amount",
@@ -42,6 +44,8 @@ export function settingsJson(c: ArkServerConfig): Json {
   return {
     max_read_mailbox_items: c.maxReadMailboxItems,
     round_interval_secs: c.roundIntervalSecs,
+    round_submit_time_ms: c.roundSubmitTimeMs,
+    round_sign_time_ms: c.roundSignTimeMs,
     handshake_psa: c.handshakePsa ?? null,
     min_board_amount: Number(c.minBoardAmount),
     max_vtxo_amount: c.maxVtxoAmount === undefined ? null : Number(c.maxVtxoAmount),
@@ -117,6 +121,8 @@ export function settingsChange(body: unknown, current: ArkServerConfig): Partial
   const change: { -readonly [K in keyof ArkServerConfig]?: ArkServerConfig[K] } = {};
   if ("max_read_mailbox_items" in o) change.maxReadMailboxItems = int(o.max_read_mailbox_items, "max_read_mailbox_items", 1, 100_000);
   if ("round_interval_secs" in o) change.roundIntervalSecs = int(o.round_interval_secs, "round_interval_secs", 1, 0xffffffff);
+  if ("round_submit_time_ms" in o) change.roundSubmitTimeMs = int(o.round_submit_time_ms, "round_submit_time_ms", 1, 3_600_000);
+  if ("round_sign_time_ms" in o) change.roundSignTimeMs = int(o.round_sign_time_ms, "round_sign_time_ms", 1, 3_600_000);
   if ("handshake_psa" in o) {
     const psa = o.handshake_psa;
     if (psa !== null && typeof psa !== "string") throw new SettingsInputError("handshake_psa must be a string, or null for none");

@@ -1,8 +1,9 @@
 import { expect } from "chai";
-import { ArkServerClient, ArkServerUnavailableError } from "@tender/ark-grpc";
+import { ArkServerClient, ArkServerNotFoundError, ArkServerUnavailableError, type RoundEvent } from "@tender/ark-grpc";
 import { encodeVtxo, formatOutPoint, toHex, vtxoId } from "@tender/ark-protocol";
 import { arkReadyFields, startDevnetWithArk, type DevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
 import { grpcApi, grpcClient } from "./grpc-api.js";
+import { rejection } from "./fixture.js";
 import { pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 
 /** One answer of the control API: status and body (JSON when it parses, the text otherwise). */
@@ -92,6 +93,31 @@ describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function (
     expect(sent.map((v) => v.amount)).to.deep.equal([20_000n]);
   });
 
+  it("trigger-round starts a round at once (the interval is an hour): its attempt, then its failure once the new sign-up window passes with nobody in it", async () => {
+    const c = client();
+    expect(await rejection(c.ark("lastRoundEvent", {}))).to.be.instanceOf(ArkServerNotFoundError);
+    await ok("POST", "/settings", { round_submit_time_ms: 1_500 });
+    const events: RoundEvent[] = [];
+    const sub = c.subscribeRounds({ onEvent: async (e) => void events.push(e) });
+    try {
+      while (sub.subscriptions === 0) await new Promise((r) => setTimeout(r, 20));
+      const asked = Date.now();
+      expect(await ok("POST", "/trigger-round")).to.deep.equal({ triggered: true });
+      while (events.length < 2 && Date.now() - asked < 10_000) await new Promise((r) => setTimeout(r, 20));
+      const [attempt, failed] = events;
+      expect(attempt?.event?.$case).to.equal("attempt");
+      expect(failed?.event).to.deep.equal({ $case: "failed", value: { roundSeq: attempt!.event!.value.roundSeq } });
+      expect(Date.now() - asked).to.be.below(5_000); // the 1.5 s window, not the profile's 5 s
+      expect(await c.ark("lastRoundEvent", {})).to.deep.equal(failed);
+    } finally {
+      await sub.stop();
+    }
+    await ok("POST", "/stop");
+    const stopped = await control("POST", "/trigger-round");
+    expect(stopped.status).to.equal(409);
+    expect(stopped.body).to.equal("the Ark server is stopped: start it (POST /devnet/ark/start) to trigger a round");
+  });
+
   it("ban refuses the VTXO's arkoor cosign until unban; the bans list shows it meanwhile", async () => {
     const alice = wallet();
     const coin = await alice.board(40_000n);
@@ -141,7 +167,7 @@ describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function (
 
   it("settings: GetArkInfo announces changed fees and round interval, ReadMailbox pages by the new size, the handshake carries the PSA", async () => {
     const initial = await ok("GET", "/settings");
-    expect(initial).to.deep.include({ max_read_mailbox_items: 100, round_interval_secs: 3600, handshake_psa: null, required_board_confirmations: 1 });
+    expect(initial).to.deep.include({ max_read_mailbox_items: 100, round_interval_secs: 3600, round_submit_time_ms: 5_000, round_sign_time_ms: 5_000, handshake_psa: null, required_board_confirmations: 1 });
     const changed = await ok("POST", "/settings", {
       max_read_mailbox_items: 1,
       round_interval_secs: 30,
@@ -207,6 +233,8 @@ describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function (
       [{ handshake_psa: 5 }, /^handshake_psa must be a string/],
       [{ max_vtxo_amount: 1.5 }, /^max_vtxo_amount must be an integer/],
       [{ required_board_confirmations: 0 }, /^required_board_confirmations must be an integer in 1\.\./],
+      [{ round_submit_time_ms: 0 }, /^round_submit_time_ms must be an integer in 1\.\.3600000/],
+      [{ round_sign_time_ms: 2.5 }, /^round_sign_time_ms must be an integer/],
     ];
     for (const [body, text] of cases) {
       const a = await control("POST", "/settings", body);
