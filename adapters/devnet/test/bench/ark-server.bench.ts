@@ -56,7 +56,7 @@ export default async function arkServerBench(): Promise<BenchReport> {
         opsPerSec: arkoorPerSec,
         note: `${requests.length} requests, ${signsPerRequest} partial signatures each; ratio to raw partial signs ${ratio.toFixed(3)} (ideal ${(1 / signsPerRequest).toFixed(3)})`,
       },
-      { name: "raw MuSig2 partial sign (deterministic, @scure/btc-signer)", opsPerSec: signPerSec },
+      { name: "raw MuSig2 partial sign (deterministic, libsecp256k1 backend)", opsPerSec: signPerSec },
       { name: "ratio arkoor requests / raw partial signs (x1000)", opsPerSec: ratio * 1000, note: "how close the server comes to its signing bound" },
     ];
     return { title: "Reference Ark server (adapters/devnet)", rows };
