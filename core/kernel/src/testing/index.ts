@@ -6,5 +6,5 @@ export {
 } from "./chain-contract/contract-backend.js";
 export { TestWallet, type Coin, type Payee, type SignedTx, type SpendOptions } from "./chain-contract/test-wallet.js";
 export { regtestRpc, type RegtestRpc, type RpcAuth } from "./chain-contract/regtest-rpc.js";
-export { startBitcoind, type RunningBitcoind } from "./chain-contract/bitcoind-process.js";
+export { startBitcoind, type BitcoindOptions, type RunningBitcoind } from "./chain-contract/bitcoind-process.js";
 export { encodeSegwitAddress, segwitScriptOf } from "./chain-contract/bech32.js";

@@ -34,15 +34,21 @@ function rpcAuth(user: string, password: string): string {
   return `${user}:${salt}$${createHmac("sha256", salt).update(password).digest("hex")}`;
 }
 
+/** Options of {@link startBitcoind}. */
+export interface BitcoindOptions {
+  /** Enable Core's wallet (default off), e.g. to compare a watch-only copy of a wallet with it. */
+  readonly wallet?: boolean;
+}
+
 /**
- * Starts Bitcoin Core's `exe` on regtest (txindex, no wallet, no p2p listening) in a temp
- * datadir, and waits until its RPC answers.
+ * Starts Bitcoin Core's `exe` on regtest (txindex, no p2p listening, no wallet unless asked) in a
+ * temp datadir, and waits until its RPC answers.
  */
-export async function startBitcoind(exe: string): Promise<RunningBitcoind> {
+export async function startBitcoind(exe: string, options: BitcoindOptions = {}): Promise<RunningBitcoind> {
   const dir = await mkdtemp(join(tmpdir(), "tender-bitcoind-"));
   const [rpcPort, p2pPort] = [await freePort(), await freePort()];
   const child: ChildProcess = spawn(exe, [
-    "-regtest", `-datadir=${dir}`, "-txindex=1", "-server=1", "-listen=0", "-disablewallet=1",
+    "-regtest", `-datadir=${dir}`, "-txindex=1", "-server=1", "-listen=0", `-disablewallet=${options.wallet ? 0 : 1}`,
     `-port=${p2pPort}`, `-rpcport=${rpcPort}`, "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1",
     `-rpcauth=${rpcAuth(RPC_USER.user, RPC_USER.password)}`, "-printtoconsole=0",
   ], { stdio: "ignore" });
