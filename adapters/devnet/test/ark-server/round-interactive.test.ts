@@ -194,4 +194,35 @@ describe("ark server: interactive hArk rounds", function () {
     expect(da.preimage).to.not.deep.equal(db.preimage);
     for (const v of [...a.vtxos, ...b.vtxos]) expect(await stateOf(v === b.vtxos[0] ? b.kit : a.kit, v)).to.equal(ClientSpendState.SPENT);
   });
+
+  it("never reuses the coins of an unconfirmed round funding tx, even when the node dropped it; the server's own change is trusted", async () => {
+    const a = await f.walletWith(30_000n);
+    const b = await f.walletWith(35_000n);
+    const first = f.participant(a.kit, a.vtxos);
+    f.ark.server.triggerRound();
+    const t1 = (await first.complete()).outcome.fundingTx;
+    const t1id = txidHex(t1);
+    const spentByT1 = t1.inputs.map((i) => formatOutPoint(i.prevout));
+    // the node forgets the round funding tx during the next round's sign-up: its coin looks unspent again
+    const r1 = (await f.port().lastRoundEvent())!.roundSeq;
+    const rec = f.recorder();
+    const blocked = f.participant(b.kit, b.vtxos);
+    f.ark.server.triggerRound();
+    await rec.until((e) => e.kind === "attempt" && e.roundSeq > r1);
+    f.node.evict(t1id);
+    expect(f.node.getTxStatus(t1id)).to.equal(undefined);
+    // the only unspent wallet coin is the one the first round spent: the round cannot be funded
+    expect(await rejection(blocked.outcome)).to.be.instanceOf(Error);
+    expect(f.logLines.some((l) => l.includes("Insufficient funds"))).to.equal(true);
+    await rec.stop();
+    // the next round re-broadcasts the first funding tx and spends its unconfirmed change
+    const second = f.participant(b.kit, b.vtxos);
+    f.ark.server.triggerRound();
+    const t2 = (await second.complete()).outcome.fundingTx;
+    expect(f.node.getTxStatus(t1id)).to.deep.equal({ confirmed: false });
+    expect(t2.inputs.map((i) => formatOutPoint(i.prevout)).filter((o) => spentByT1.includes(o))).to.deep.equal([]);
+    expect(t2.inputs.map((i) => formatOutPoint(i.prevout))).to.deep.equal([`${t1id}:1`]);
+    f.node.mine(1);
+    expect(f.node.getTxStatus(txidHex(t2))?.confirmed).to.equal(true);
+  });
 });

@@ -35,7 +35,7 @@ import { RoundAttempt } from "./round-attempt.js";
 import { RoundEventChannel } from "./round-events.js";
 import { buildRoundFunding, InsufficientFundsError, PinnedInputLostError, signRoundFunding, type RoundFunding, type WalletCoin } from "./round-funding.js";
 import { provideVtxoSignatures, submitPayment, type SubmitPaymentData } from "./round-payments.js";
-import type { RoundStore, StoredParticipation } from "./round-store.js";
+import { ParticipationGoneError, type RoundStore, type StoredParticipation } from "./round-store.js";
 import { AttemptTreeSigning, attemptTreeSpec } from "./round-tree.js";
 import { Wakeable } from "./round-wake.js";
 import type { HarkSwap } from "./hark-swap.js";
@@ -280,7 +280,7 @@ export class RoundCoordinator {
         delegated,
       });
     } catch (e) {
-      if (e instanceof DoubleSpendError) {
+      if (e instanceof DoubleSpendError || e instanceof ParticipationGoneError) {
         this.ctx.logger.warn(`${label}: ${e.message}; round abandoned`);
         return "abandoned";
       }

@@ -4,9 +4,9 @@
  * estimate (1-block target).
  *
  * Only trusted coins are spent: confirmed with at least `min_trusted_confs` confirmations, or
- * outputs of the server's own round funding txs (its change). Coins spent by a broadcast round
- * funding tx are gone from the wallet's unspent set (mempool spends count), so the next round
- * never reuses them. Across the attempts of one round the first input is pinned, so that only
+ * outputs of the server's own round funding txs (its change). Coins spent by a stored round
+ * funding tx that is not confirmed yet are never reused, even when the node dropped that tx
+ * (it is re-broadcast), so a later round cannot invalidate an earlier one. Across the attempts of one round the first input is pinned, so that only
  * one attempt's funding tx can ever confirm.
  */
 import {
@@ -73,8 +73,10 @@ export function fastFeeRate(ctx: ServerContext): number {
 /** Unspent wallet coins the rounds may spend now. */
 export async function trustedWalletCoins(ctx: ServerContext, rounds: RoundStore): Promise<WalletCoin[]> {
   const tip = ctx.chain.tipHeight();
+  const reserved = await rounds.reservedFundingInputs((txid) => ctx.chain.getTxStatus(txid)?.confirmed === true);
   const out: WalletCoin[] = [];
   for (const u of ctx.chain.utxosForScript(ctx.keys.walletScript)) {
+    if (reserved.has(`${u.txid}:${u.vout}`)) continue;
     const confs = u.status.confirmed && u.status.blockHeight !== undefined ? tip - u.status.blockHeight + 1 : 0;
     const trusted = (u.status.confirmed && confs >= ctx.config.minTrustedConfs) || (await rounds.isRoundFundingTx(u.txid));
     if (trusted) out.push({ txid: u.txid, vout: u.vout, amount: u.amountSat });

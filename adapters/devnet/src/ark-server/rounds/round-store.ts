@@ -4,7 +4,7 @@
  * is one transaction of the store's single writer, and every spend is a conditional update, so
  * a VTXO spent by a round can never also be spent by arkoor (or the reverse).
  */
-import { fromHex, toHex, decodeUserPolicy, encodePolicy, type VtxoPolicy } from "@tender/ark-protocol";
+import { decodeTx, formatOutPoint, fromHex, toHex, decodeUserPolicy, encodePolicy, type VtxoPolicy } from "@tender/ark-protocol";
 import { DoubleSpendError, type ArkServerStore, type NewVtxo, type Row, type Sql, type StoredTx } from "../server-store.js";
 
 /** A requested round output. */
@@ -69,6 +69,9 @@ export interface ForfeitRecord {
   readonly forfeitTxid: string;
   readonly forfeitTx: Uint8Array;
 }
+
+/** A delegated participation included in a round is no longer pending (the round must not finish with it). */
+export class ParticipationGoneError extends Error {}
 
 /** A forfeit could not be recorded because the input is not spent by the participation's round, or was forfeited differently. */
 export class ForfeitStateError extends Error {
@@ -194,6 +197,22 @@ export class RoundStore {
     return this.store.read(async (sql) => (await all(sql, "select round_id from ark_server_round order by round_seq desc limit ?", [limit])).map((r) => String(r.round_id)));
   }
 
+  /**
+   * Outpoints (`txid:vout`) spent by the most recent round funding txs that are not yet
+   * confirmed: they stay reserved even if the node dropped the tx, so a later round can never
+   * double-spend (and invalidate) an earlier one.
+   */
+  async reservedFundingInputs(isConfirmed: (txid: string) => boolean, limit = 100): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const id of await this.recentRoundIds(limit)) {
+      if (isConfirmed(id)) continue;
+      const raw = await this.store.read(async (sql) => (await all(sql, "select tx from ark_server_tx where txid = ?", [id]))[0]);
+      if (!raw) continue;
+      for (const input of decodeTx(u8(raw.tx)).inputs) out.add(formatOutPoint(input.prevout));
+    }
+    return out;
+  }
+
   /** Whether `txid` funds a round of this server. */
   async isRoundFundingTx(txid: string): Promise<boolean> {
     return (await this.getRound(txid)) !== undefined;
@@ -230,7 +249,7 @@ export class RoundStore {
           JSON.stringify(d.outputVtxoIds),
           d.unlockHash,
         ]);
-        if (n !== 1) throw new Error(`delegated participation ${d.unlockHash} is no longer pending`);
+        if (n !== 1) throw new ParticipationGoneError(`delegated participation ${d.unlockHash} is no longer pending`);
       }
     });
   }
