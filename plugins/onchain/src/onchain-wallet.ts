@@ -1,6 +1,6 @@
 import type { Psbt } from "bitcoinjs-lib";
 import { AsyncLock, ChainSourceRejectedError, InternalServerError, certainlyNotProcessed, type ChainSource, type Logger } from "@tender/core";
-import { ADDRESS_GAP, REBROADCAST_GRACE_MS, refreshUnspentStatus, syncWallet, type SyncReport } from "./chain-sync.js";
+import { ADDRESS_GAP, REBROADCAST_GRACE_MS, markConflicted, refreshUnspentStatus, syncWallet, type SyncReport } from "./chain-sync.js";
 import { selectCoins, spendWeight, type SpendTarget } from "./coin-selection.js";
 import { destinationScript } from "./destination.js";
 import { MAX_MONEY_SAT } from "./amount.js";
@@ -9,7 +9,7 @@ import { fallbackRates, fetchFeeRates, type OnchainFeeRates } from "./fee-rates.
 import type { Bip86Keychain } from "./keychain.js";
 import type { OnchainStore, StoredTx } from "./persistence/stored-tx.js";
 import { signSpend, type AnchorInput, type SignedSpend } from "./tx-builder.js";
-import { WalletTxGraph, type OnchainBalanceSat, type WalletTxSummary, type WalletUtxo } from "./tx-graph.js";
+import { WalletTxGraph, prevTxid, type OnchainBalanceSat, type WalletTxSummary, type WalletUtxo } from "./tx-graph.js";
 import { P2A_INPUT_WEIGHT, dustLimitSat, feeFor, vsizeOf } from "./tx-size.js";
 
 /** BIP-431: a child of an unconfirmed TRUC (v3) transaction may be at most 1000 vB. */
@@ -40,6 +40,14 @@ export interface CpfpRequest {
   readonly satPerVb: number;
   /** Transaction version of the child: 3 (TRUC) for v3 parents. Default 3. */
   readonly version?: number;
+  /**
+   * Txid of this wallet's child being replaced (RBF): the confirmed wallet coins it spends may be
+   * spent again by the new child. The caller calls {@link OnchainWallet.markReplaced} once the
+   * replacement is accepted.
+   */
+  readonly replaces?: string;
+  /** The least fee the child must pay (a replacement pays more than what it replaces). */
+  readonly minFeeSat?: bigint;
 }
 
 /**
@@ -221,11 +229,20 @@ export class OnchainWallet {
     return this.lock.run(async () => {
       const change = this.keychain.key(this.nextIndex);
       const parentNeeds = feeFor(req.parentVsize * 4, req.satPerVb) - req.parentFeeSat;
-      const sel = selectCoins(await this.refreshedSpendable(true), {
+      const candidates = [...await this.refreshedSpendable(true), ...this.confirmedInputsOf(req.replaces)];
+      let extraFeeSat = parentNeeds > 0n ? parentNeeds : 0n;
+      let sel = selectCoins(candidates, {
         outputs: [], satPerVb: req.satPerVb, changeScript: change.script,
-        extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 },
-        extraFeeSat: parentNeeds > 0n ? parentNeeds : 0n, requireChange: true,
+        extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 }, extraFeeSat, requireChange: true,
       });
+      // a replacement pays at least `minFeeSat`; more inputs may raise the fee, so select again until it holds
+      for (let i = 0; i < 8 && req.minFeeSat !== undefined && sel.feeSat < req.minFeeSat; i++) {
+        extraFeeSat += req.minFeeSat - sel.feeSat;
+        sel = selectCoins(candidates, {
+          outputs: [], satPerVb: req.satPerVb, changeScript: change.script,
+          extraInputs: { weight: P2A_INPUT_WEIGHT, valueSat: req.anchor.valueSat, count: 1 }, extraFeeSat, requireChange: true,
+        });
+      }
       if (vsizeOf(sel.weight) > TRUC_CHILD_MAX_VSIZE) throw new CpfpChildTooLargeError(vsizeOf(sel.weight));
       await this.revealChange();
       const signed = signSpend({
@@ -266,6 +283,41 @@ export class OnchainWallet {
       signed.push(i);
     });
     return signed;
+  }
+
+  /**
+   * Confirmed wallet coins spent by the wallet transaction `txid` (none when it is unknown, held,
+   * or conflicted): the coins a replacement of it may spend again.
+   */
+  private confirmedInputsOf(txid: string | undefined): WalletUtxo[] {
+    const g = txid === undefined ? undefined : this.graph.get(txid);
+    if (!g || g.stored.held || g.stored.state === "conflicted") return [];
+    const coins: WalletUtxo[] = [];
+    for (const i of g.tx.ins) {
+      const parent = this.graph.get(prevTxid(i));
+      const out = parent?.tx.outs[i.index];
+      const keyIndex = out ? this.graph.ownIndex(out.script) : undefined;
+      if (!parent || !out || keyIndex === undefined || parent.stored.state !== "confirmed" || !parent.stored.block) continue;
+      const coin: WalletUtxo = {
+        txid: parent.stored.txid, vout: i.index, valueSat: out.value, keyIndex, script: out.script,
+        confirmationHeight: parent.stored.block.height, trusted: parent.stored.origin === "wallet", isCoinbase: parent.isCoinbase,
+      };
+      if (!WalletTxGraph.immature(coin, this.tipHeight)) coins.push(coin);
+    }
+    return coins;
+  }
+
+  /**
+   * Records that the wallet transaction `txid` was replaced (e.g. a CPFP child by a higher-fee
+   * one the network accepted): it and its descendants are conflicted, so their coins and change
+   * no longer count.
+   */
+  markReplaced(txid: string): Promise<void> {
+    return this.lock.run(async () => {
+      if (!this.graph.has(txid)) return;
+      const changed = markConflicted(this.graph, txid).map((id) => this.graph.get(id)!.stored);
+      if (changed.length > 0) await this.store.saveTxs(changed);
+    });
   }
 
   /** Records that a held transaction ({@link fundCpfpChild}, {@link hold}) was handed to the network. */
