@@ -147,7 +147,8 @@ export interface PackageSubmission {
  * (in-package) parent, the package stops there: `transaction failed`. Otherwise those that failed
  * for feerate or missing inputs are judged again together, without the individual fee check, and
  * kept when their package feerate meets the minimum relay feerate (else `package-fee-too-low`);
- * a child leaving its parent's dust unspent gives `unspent-dust`. A transaction without a result
+ * a child leaving its parent's dust unspent gives `unspent-dust`; a TRUC rule broken inside the
+ * package fails it with the rule's message as the package message. A transaction without a result
  * from the joint judgement reports its individual refusal.
  * A malformed package (too many or too large, conflicting parents) comes back as `packageMsg`
  * with every transaction `unevaluated`, as bitcoind answers.
@@ -235,6 +236,9 @@ function judgeTogether(acceptor: MempoolAcceptor, staging: Staging, txs: readonl
   for (const [i, tx] of txs.entries()) {
     const v = acceptor.evaluate(tx, { bypassFeeCheck: true, allowReplacement: false });
     if (!v.ok) {
+      // Core checks the TRUC rules for the package as a whole: the package fails with their
+      // message and each transaction keeps its own result.
+      if (v.reason === "TRUC-violation") return { ok: false, packageMsg: detail(v) };
       const packageMsg = v.reason === "missing-ephemeral-spends" ? "unspent-dust" : "transaction failed";
       return { ok: false, packageMsg, failedIndex: i, failure: v };
     }

@@ -18,8 +18,8 @@ export class BtcAmount {
 /** An amount of `sat` satoshis, printed in BTC. */
 export const btc = (sat: bigint | number): BtcAmount => new BtcAmount(typeof sat === "bigint" ? sat : BigInt(Math.round(sat)));
 
-/** A fee rate in sat/vB as Core prints it: BTC per kvB (integer sat/kvB). */
-export const btcPerKvb = (satPerVb: number): BtcAmount => btc(Math.round(satPerVb * 1000));
+/** A fee rate in sat/vB as Core prints it: BTC per kvB in whole sat/kvB, rounded down as Core's fee rates are (3000 sat over 274 vB: 10948). */
+export const btcPerKvb = (satPerVb: number): BtcAmount => btc(Math.floor(satPerVb * 1000 + 1e-6));
 
 const MARK = "\u0000BTC:";
 

@@ -38,6 +38,8 @@ function rpcAuth(user: string, password: string): string {
 export interface BitcoindOptions {
   /** Enable Core's wallet (default off), e.g. to compare a watch-only copy of a wallet with it. */
   readonly wallet?: boolean;
+  /** More command-line options, e.g. relay policy settings. */
+  readonly args?: readonly string[];
 }
 
 /**
@@ -50,7 +52,7 @@ export async function startBitcoind(exe: string, options: BitcoindOptions = {}):
   const child: ChildProcess = spawn(exe, [
     "-regtest", `-datadir=${dir}`, "-txindex=1", "-server=1", "-listen=0", `-disablewallet=${options.wallet ? 0 : 1}`,
     `-port=${p2pPort}`, `-rpcport=${rpcPort}`, "-rpcbind=127.0.0.1", "-rpcallowip=127.0.0.1",
-    `-rpcauth=${rpcAuth(RPC_USER.user, RPC_USER.password)}`, "-printtoconsole=0",
+    `-rpcauth=${rpcAuth(RPC_USER.user, RPC_USER.password)}`, "-printtoconsole=0", ...(options.args ?? []),
   ], { stdio: "ignore" });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   const url = `http://127.0.0.1:${rpcPort}`;

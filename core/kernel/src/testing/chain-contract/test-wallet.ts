@@ -6,6 +6,8 @@ export interface Coin {
   readonly txid: string;
   readonly vout: number;
   readonly valueSat: bigint;
+  /** A pay-to-anchor output (`OP_1 <0x4e73>`), anyone can spend it with an empty witness; otherwise the wallet's own. */
+  readonly anchor?: boolean;
 }
 
 /** A signed transaction. */
@@ -90,7 +92,7 @@ export class TestWallet {
     this.scriptHex = `0014${this.pubKeyHash.toString("hex")}`;
   }
 
-  /** Spends `coins` (all this wallet's) to `payees`; whatever is left is the fee. */
+  /** Spends `coins` (the wallet's own, and pay-to-anchor outputs) to `payees`; whatever is left is the fee. */
   spend(coins: readonly Coin[], payees: readonly Payee[], opts: SpendOptions = {}): SignedTx {
     const version = u32(opts.version ?? 2);
     const locktime = u32(opts.locktime ?? 0);
@@ -109,6 +111,7 @@ export class TestWallet {
     const hashOutputs = sha256d(Buffer.concat(outputs));
     const scriptCode = withLength(Buffer.concat([Buffer.from([0x76, 0xa9, 0x14]), this.pubKeyHash, Buffer.from([0x88, 0xac])]));
     const witnesses = coins.map((c, i) => {
+      if (c.anchor) return compactSize(0);
       const preimage = Buffer.concat([
         version, hashPrevouts, hashSequence, outpoints[i]!, scriptCode, u64(c.valueSat), sequence, hashOutputs, locktime, u32(SIGHASH_ALL),
       ]);
