@@ -23,7 +23,6 @@ import {
   roundAttemptAttestation,
   sha256,
   signAttestation,
-  toHex,
   treeCosignBranch,
   treeLeafVtxo,
   txid,
@@ -39,7 +38,7 @@ import {
 import type { ArkInfo, ArkServer as ArkServerPort, RoundEvent, RoundFinishedEvent, RoundParticipationRequest, SubmitPaymentRequest, VtxoProposalEvent } from "@tender/ark-protocol/server";
 import { pubkeyPolicy, type KeyPair, type WalletKit } from "./wallet-kit.js";
 
-/** A requested output with the secret key of its owner key. */
+/** A requested round output (the wallet kit holds the secret key of its owner key). */
 export interface KitOutput {
   amount: bigint;
   policy: VtxoPolicy;
@@ -193,6 +192,3 @@ export function finalizeVtxo(v: Vtxo, leafSig: Uint8Array, preimage: Uint8Array,
   validateVtxo(final, fundingTx);
   return final;
 }
-
-/** A short hex label. */
-export const short = (b: Uint8Array) => toHex(b).slice(0, 12);

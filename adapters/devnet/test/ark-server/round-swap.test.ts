@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { ArkServerNotFoundError, ArkServerRejectedError } from "@tender/ark-grpc";
 import { createForfeitBundle, encodeForfeitBundle, encodeOutPoint, musigNonceGen, sha256, toHex, vtxoId, type Vtxo } from "@tender/ark-protocol";
+import type { RoundEvent } from "@tender/ark-protocol/server";
 import { RoundFixture } from "./round-fixture.js";
 import { delegatedOutcome, harkSwap, prepareDelegated, refreshOutputs } from "./round-kit.js";
 import { rejection } from "./fixture.js";
@@ -111,5 +112,28 @@ describe("ark server: the hArk swap after a round (leaf cosign, forfeit nonces, 
       const { sent } = await kit.send([...done.vtxos, ...swapped.vtxos], 70_000n, kit.key().pk);
       expect(sent.reduce((s, v) => s + v.amount, 0n)).to.equal(70_000n);
     }
+  });
+
+  it("abandons an attempt running at shutdown: subscribers see it fail, and after a restart its inputs refresh", async () => {
+    dir = mkdtempSync(join(tmpdir(), "tender-ark-rounds-"));
+    f = await RoundFixture.start({ datadir: dir, overrides: { roundSubmitTimeMs: 20_000 } });
+    const kit = f.wallet();
+    const coin = await kit.board(30_000n);
+    // an in-process subscriber of the domain object sees the events up to the shutdown
+    const seen: RoundEvent[] = [];
+    const collecting = (async () => {
+      for await (const e of f.ark.server.subscribeRounds()) seen.push(e);
+    })();
+    const p = f.participant(kit, [coin]);
+    f.ark.server.triggerRound();
+    while (p.unlockHashes.length === 0) await new Promise((r) => setTimeout(r, 20));
+    await f.restart({ roundSubmitTimeMs: 1500 });
+    await collecting;
+    expect(seen.map((e) => e.kind)).to.deep.equal(["attempt", "failed"]);
+    expect(seen[1]!.roundSeq).to.equal(seen[0]!.roundSeq);
+    const again = f.participant(kit, [coin]);
+    f.ark.server.triggerRound();
+    const done = await again.complete();
+    expect(done.vtxos[0]!.amount).to.equal(30_000n);
   });
 });

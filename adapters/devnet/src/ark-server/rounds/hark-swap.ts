@@ -77,7 +77,8 @@ export class HarkSwap {
     if (!round) throw new BadUserInputError("VTXO's chain anchor is not a known round", undefined, [id]);
     const signed = decodeSignedVtxoTreeSpec(round.signedTree);
     const tree = buildUnsignedVtxoTree(signed.spec, signed.rootOutpoint);
-    const leafIdx = signed.spec.leaves.findIndex((_, i) => txidHex(tree.txs[i]!) === id.split(":")[0] && id.endsWith(":0"));
+    // a round output is output 0 of its leaf tx
+    const leafIdx = signed.spec.leaves.findIndex((_, i) => `${txidHex(tree.txs[i]!)}:0` === id);
     if (leafIdx < 0) throw new BadUserInputError("VTXO is not a leaf of its round", undefined, [id]);
     const leaf = signed.spec.leaves[leafIdx]!;
     const { serverSecret, serverPubkey } = this.ctx.keys;
