@@ -53,6 +53,28 @@ export async function triggerRound(devnet: DevnetWithArk): Promise<void> {
   expect(await arkControl(devnet, "trigger-round")).to.deep.equal({ triggered: true });
 }
 
+/** The server's last round event, if any. */
+function lastRoundEvent(devnet: DevnetWithArk): { kind: string; roundSeq: bigint } | undefined {
+  try {
+    return devnet.ark.server.lastRoundEvent();
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Triggers a round through the devnet control and waits until it ended (`finished`, or `failed`
+ * when nobody joined); answers how it ended.
+ */
+export async function runRound(devnet: DevnetWithArk, ms = 30_000): Promise<"finished" | "failed"> {
+  const before = lastRoundEvent(devnet)?.roundSeq ?? -1n;
+  await triggerRound(devnet);
+  return until("the triggered round to end", async () => {
+    const e = lastRoundEvent(devnet);
+    return e && e.roundSeq > before && (e.kind === "finished" || e.kind === "failed") ? (e.kind as "finished" | "failed") : undefined;
+  }, ms);
+}
+
 /** Starts the devnet for the rounds tests: test profile, mature chain, short round windows, the refresh fee. */
 export async function startRoundsDevnet(seed: string): Promise<DevnetWithArk> {
   const devnet = await arkServer.startDevnetWithArk({ seed, ark: { profile: "test" } });
