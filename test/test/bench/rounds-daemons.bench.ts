@@ -94,7 +94,9 @@ export default async function roundsDaemonsBench(): Promise<BenchReport> {
   const daemons: Daemon[] = [];
   try {
     if (devnet.node.tipHeight() < 101) devnet.node.mine(101 - devnet.node.tipHeight());
-    daemons.push(...(await Promise.all(MNEMONICS.slice(0, DAEMONS).map(() => startDaemon({ config: roundsDaemonConfig() })))));
+    const started = await Promise.allSettled(MNEMONICS.slice(0, DAEMONS).map(() => startDaemon({ config: roundsDaemonConfig() })));
+    for (const s of started) if (s.status === "fulfilled") daemons.push(s.value);
+    for (const s of started) if (s.status === "rejected") throw s.reason;
     await Promise.all(daemons.map((d, i) => boardedWallet(d, devnet, MNEMONICS[i]!, [BOARD_SAT])));
     for (const d of daemons) {
       const [v] = await ok<VtxoInfo[]>(d, "GET", "/api/v1/wallet/vtxos");
