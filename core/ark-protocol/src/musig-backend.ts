@@ -49,6 +49,12 @@ export interface MusigBackendSession {
   sign(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array;
   /** PartialSigVerify of signer `index`; `pubNonces` aligned with the session's keys. */
   partialSigVerify(partialSig: Uint8Array, pubNonces: readonly Uint8Array[], index: number): boolean;
+  /**
+   * PartialSigVerifyInternal of signer `index` with its public nonce, against the session's
+   * aggregated nonce: for a caller that aggregated the nonces itself (so the aggregate need not
+   * be recomputed from every participant's nonce for each signer).
+   */
+  partialSigVerifyInternal(partialSig: Uint8Array, pubNonce: Uint8Array, index: number): boolean;
   /** PartialSigAgg: the 64-byte BIP-340 signature; one partial per participant. */
   partialSigAgg(partialSigs: readonly Uint8Array[]): Uint8Array;
 }

@@ -220,6 +220,13 @@ class LibsecpSession implements MusigBackendSession {
     return this.verifyInternal(partialSig, pubNonces[index]!, pks[index]!);
   }
 
+  partialSigVerifyInternal(partialSig: Uint8Array, pubNonce: Uint8Array, index: number): boolean {
+    const pks = this.ctx.pubkeys;
+    if (!Number.isInteger(index) || index < 0 || index >= pks.length) throw new MusigError("signer index outside the session");
+    if (pubNonce.length !== 66 || !isCPoint(pubNonce.subarray(0, 33)) || !isCPoint(pubNonce.subarray(33))) return false;
+    return this.verifyInternal(partialSig, pubNonce, pks[index]!);
+  }
+
   partialSigAgg(partialSigs: readonly Uint8Array[]): Uint8Array {
     if (partialSigs.length !== this.ctx.pubkeys.length) throw new MusigError("one partial signature per participant");
     let s = 0n;

@@ -23,7 +23,7 @@ function guard<T>(what: string, fn: () => T, blames: Contribution = "pubkey"): T
 class ScureSession implements MusigBackendSession {
   private readonly inner: musig2.Session;
 
-  constructor(inner: musig2.Session) {
+  constructor(inner: musig2.Session, private readonly pubkeys: readonly Uint8Array[]) {
     this.inner = inner;
   }
 
@@ -33,6 +33,14 @@ class ScureSession implements MusigBackendSession {
 
   partialSigVerify(partialSig: Uint8Array, pubNonces: readonly Uint8Array[], index: number): boolean {
     return guard("partial signature verification", () => this.inner.partialSigVerify(partialSig, [...pubNonces], index), "pubnonce");
+  }
+
+  partialSigVerifyInternal(partialSig: Uint8Array, pubNonce: Uint8Array, index: number): boolean {
+    const pk = this.pubkeys[index];
+    if (!pk) throw new MusigError("signer index outside the session");
+    // The library keeps this step internal (it runs it inside partialSigVerify after NonceAgg).
+    const internal = this.inner as unknown as { partialSigVerifyInternal(s: Uint8Array, n: Uint8Array, p: Uint8Array): boolean };
+    return guard("partial signature verification", () => internal.partialSigVerifyInternal(partialSig, pubNonce, pk), "pubnonce");
   }
 
   partialSigAgg(partialSigs: readonly Uint8Array[]): Uint8Array {
@@ -53,7 +61,7 @@ export const scureMusig: MusigBackend = {
     return guard("nonce aggregation", () => musig2.nonceAggregate([...pubNonces]), "pubnonce");
   },
   session(aggNonce, pubkeys, message, tweaks, isXonly) {
-    return new ScureSession(guard("session", () => new musig2.Session(aggNonce, [...pubkeys], message, [...tweaks], [...isXonly])));
+    return new ScureSession(guard("session", () => new musig2.Session(aggNonce, [...pubkeys], message, [...tweaks], [...isXonly])), [...pubkeys]);
   },
   deterministicSign(secretKey, aggOtherNonce, pubkeys, message, tweaks, isXonly, rand) {
     const r = guard("deterministic signing", () => musig2.deterministicSign(secretKey, aggOtherNonce, [...pubkeys], message, [...tweaks], [...isXonly], rand));

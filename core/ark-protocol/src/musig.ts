@@ -174,6 +174,23 @@ export class MusigSession {
     }
   }
 
+  /**
+   * Verifies `signer`'s partial signature made with `pubNonce` against the session's aggregated
+   * nonce, without re-aggregating every participant's nonce. Only for a caller that built the
+   * aggregated nonce itself from nonces including `pubNonce` (a coordinator checking each
+   * cosigner of a node it aggregated). Returns false (never throws) for an invalid signature.
+   */
+  verifyPartialWithOwnAggNonce(partialSig: Uint8Array, signer: Uint8Array, pubNonce: Uint8Array): boolean {
+    const idx = this.sortedKeys.findIndex((k) => compareBytes(k, signer) === 0);
+    if (idx < 0) throw new MusigError("partial signature from a key outside the session");
+    if (partialSig.length !== MUSIG_PARTIAL_SIG_SIZE || pubNonce.length !== MUSIG_PUB_NONCE_SIZE) return false;
+    try {
+      return this.inner.partialSigVerifyInternal(partialSig, pubNonce, idx);
+    } catch {
+      return false;
+    }
+  }
+
   /** PartialSigAgg: the final 64-byte BIP-340 signature. `partialSigs` in any order. */
   aggregate(partialSigs: readonly Uint8Array[]): Uint8Array {
     return wrap("partial signature aggregation", () => this.inner.partialSigAgg(partialSigs));

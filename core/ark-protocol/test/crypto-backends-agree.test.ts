@@ -99,6 +99,13 @@ describe("crypto backends agree (libsecp256k1 vs pure JS, random inputs)", funct
           expect(pure.partialSigVerify(p, pubNonces, i)).to.equal(true);
           expect(fast.partialSigVerify(flipped(p), pubNonces, i)).to.equal(false);
           expect(pure.partialSigVerify(flipped(p), pubNonces, i)).to.equal(false);
+          // Against the session's own aggregated nonce: same verdicts, and another signer's nonce fails.
+          const other = pubNonces[(i + 1) % pubNonces.length]!;
+          for (const s of [fast, pure]) {
+            expect(s.partialSigVerifyInternal(p, pubNonces[i]!, i)).to.equal(true);
+            expect(s.partialSigVerifyInternal(flipped(p), pubNonces[i]!, i)).to.equal(false);
+            expect(s.partialSigVerifyInternal(p, other, i)).to.equal(false);
+          }
         });
         const sig = fast.partialSigAgg(psigs);
         same(sig, pure.partialSigAgg(psigs));
