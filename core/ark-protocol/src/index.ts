@@ -43,3 +43,4 @@ export * from "./round-client.js";
 export * from "./round-interactive.js";
 export * from "./round-delegated.js";
 export * from "./round-swap.js";
+export * from "./offboard.js";
