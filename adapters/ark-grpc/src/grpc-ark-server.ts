@@ -6,7 +6,7 @@
 import type {
   ArkoorCosignPart, ArkoorCosignResponse, ArkServer, ArkServerConnector, ArkServerOptions, ArkSession, BoardCosignRequest,
   BoardCosignResponse, LeafVtxoCosignRequest, LeafVtxoCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription,
-  MailboxSubscriptionRequest, RecoveryIdsPost, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
+  MailboxSubscriptionRequest, RecoveryIdsPost, FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
   RoundSubscription, RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "@tender/ark-protocol/server";
 import { ArkServerNotFoundError } from "@tender/ark-protocol/server";
@@ -152,6 +152,27 @@ export class GrpcArkServer implements ArkServer {
 
   async forfeitVtxos(bundles: readonly Uint8Array[]): Promise<Uint8Array> {
     return (await this.client.ark("forfeitVtxos", { forfeitBundles: [...bundles] })).unlockPreimage;
+  }
+
+  async offboardFeeRateSatPerKvb(): Promise<bigint> {
+    return (await this.client.ark("getOffboardFeeRate", {})).satVkb;
+  }
+
+  async prepareOffboard(r: PrepareOffboardRequest): Promise<PreparedOffboard> {
+    const res = await this.client.ark("prepareOffboard", {
+      offboard: {
+        netAmountSat: r.offboard.netAmountSat, offboardSpk: r.offboard.script, deductFeesFromGrossAmount: r.offboard.deductFeesFromGrossAmount,
+        feeRateKwu: r.offboard.feeRateSatPerKwu,
+      },
+      inputVtxoIds: [...r.inputVtxoIds],
+      attestation: [...r.attestations],
+    });
+    return { offboardTx: res.offboardTx, forfeitCosignNonces: res.forfeitCosignNonces };
+  }
+
+  async finishOffboard(r: FinishOffboardRequest): Promise<Uint8Array> {
+    const res = await this.client.ark("finishOffboard", { offboardTxid: r.offboardTxid, userNonces: [...r.userNonces], partialSignatures: [...r.partialSignatures] });
+    return res.signedOffboardTx;
   }
 
   close(): void {

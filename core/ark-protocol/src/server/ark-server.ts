@@ -5,6 +5,7 @@ import type {
   LeafVtxoCosignRequest, LeafVtxoCosignResponse, RoundEvent, RoundParticipationRequest, RoundParticipationStatus, RoundSubscription,
   RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "./round-messages.js";
+import type { FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest } from "./offboard-messages.js";
 
 /**
  * A wallet's connection to its Ark server: what the daemon asks of the server, in plain data.
@@ -56,6 +57,12 @@ export interface ArkServer {
   requestForfeitNonces(unlockHash: Uint8Array, vtxoIds: readonly Uint8Array[]): Promise<Uint8Array[]>;
   /** Hands over the hash-locked forfeit bundles (encoded); returns the unlock preimage. */
   forfeitVtxos(bundles: readonly Uint8Array[]): Promise<Uint8Array>;
+  /** The server's "regular" fee rate for offboards, sat per 1000 vbytes (`GetOffboardFeeRate`). */
+  offboardFeeRateSatPerKvb(): Promise<bigint>;
+  /** Asks the server to build an offboard tx for these inputs; an identical request while its session lives gets the same answer. */
+  prepareOffboard(request: PrepareOffboardRequest): Promise<PreparedOffboard>;
+  /** Hands over the forfeit signatures; returns the signed offboard tx (replayed for the same txid while the session lives). */
+  finishOffboard(request: FinishOffboardRequest): Promise<Uint8Array>;
   /** Closes the connection and ends its subscriptions; later calls fail with `ArkClientClosedError`. */
   close(): void;
 }

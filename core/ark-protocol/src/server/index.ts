@@ -8,5 +8,6 @@ export type { ArkInfo, ArkSession, PinnedServerKeys } from "./ark-info.js";
 export type * from "./mailbox-messages.js";
 export type * from "./cosign-requests.js";
 export type * from "./round-messages.js";
+export type * from "./offboard-messages.js";
 export type { ArkServer, ArkServerConnector, ArkServerLogger, ArkServerOptions } from "./ark-server.js";
 export * from "./errors.js";
