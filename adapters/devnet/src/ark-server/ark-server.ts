@@ -6,7 +6,7 @@
  * @example
  * ```ts
  * const server = await ArkServer.open({ chain: node, profile: "test" });      // in-memory SQLite
- * const info = server.arkInfo();
+ * const info = await server.arkInfo();
  * await server.close();
  * ```
  */
@@ -19,6 +19,8 @@ import { MailboxService, type MailboxMessageData, type MailboxPage } from "./mai
 import { vtxoIdText } from "./request-decoding.js";
 import { serverConfig, SERVER_MAX_PROTOCOL_VERSION, SERVER_MIN_PROTOCOL_VERSION, type ArkInfo, type ArkServerConfig, type ArkServerProfile } from "./server-config.js";
 import type { ServerChain, ServerContext } from "./server-context.js";
+import { DevnetNode } from "../node/devnet-node.js";
+import { devnetServerChain } from "./chain/devnet-server-chain.js";
 import { NotFoundError } from "./server-errors.js";
 import { deriveServerKeys, newServerSeed } from "./server-keys.js";
 import { ServerSettings } from "./server-settings.js";
@@ -35,8 +37,8 @@ import type { SubmitPaymentData } from "./rounds/round-payments.js";
 
 /** Options of {@link ArkServer.open}. */
 export interface ArkServerOptions {
-  /** The chain (a `DevnetNode`). */
-  readonly chain: ServerChain;
+  /** The chain: a devnet node (answered in process) or any {@link ServerChain}, e.g. a bitcoind's. */
+  readonly chain: ServerChain | DevnetNode;
   /** Directory of `ark-server.sqlite`; in-memory database without it. */
   readonly datadir?: string;
   /** Explicit database location (overrides `datadir`). */
@@ -100,11 +102,18 @@ export class ArkServer {
     const seed = (await store.getMeta(SEED_KEY)) ?? (await store.initMeta(SEED_KEY, newServerSeed()));
     const keys = deriveServerKeys(seed);
     const nowSecs = opts.nowSecs ?? (() => BigInt(Math.floor(Date.now() / 1000)));
+    const chain = opts.chain instanceof DevnetNode ? devnetServerChain(opts.chain) : opts.chain;
+    try {
+      await chain.watchScript(keys.walletScript);
+    } catch (e) {
+      await store.close();
+      throw e;
+    }
     const server = new ArkServer({
       get config() {
         return settings.current;
       },
-      settings, keys, store, chain: opts.chain, locks: new VtxoFluxLocks(), logger, nowSecs,
+      settings, keys, store, chain, locks: new VtxoFluxLocks(), logger, nowSecs,
     });
     server.rounds.start();
     return server;
@@ -131,10 +140,10 @@ export class ArkServer {
   }
 
   /** The "regular" fee rate in sat/kvB (`GetOffboardFeeRate`). */
-  offboardFeeRateSatVkb(): bigint {
+  async offboardFeeRateSatVkb(): Promise<bigint> {
     let satPerVb = this.config.regularFeeRateSatPerVb;
     try {
-      satPerVb = this.ctx.chain.estimateFeeRate(3) || satPerVb;
+      satPerVb = (await this.ctx.chain.estimateFeeRate(3)) || satPerVb;
     } catch {
       // no estimate: the configured fallback stays
     }
@@ -142,7 +151,7 @@ export class ArkServer {
   }
 
   /** `GetArkInfo`. */
-  arkInfo(): ArkInfo {
+  async arkInfo(): Promise<ArkInfo> {
     const c = this.config;
     return {
       network: c.network,
@@ -159,7 +168,7 @@ export class ArkServer {
       requiredBoardConfirmations: c.requiredBoardConfirmations,
       maxUserInvoiceCltvDelta: c.maxUserInvoiceCltvDelta,
       minBoardAmount: c.minBoardAmount,
-      offboardFeerateSatVkb: this.offboardFeeRateSatVkb(),
+      offboardFeerateSatVkb: await this.offboardFeeRateSatVkb(),
       lnReceiveAntiDosRequired: c.lnReceiveAntiDosRequired,
       fees: c.fees,
       maxVtxoExitDepth: c.maxVtxoExitDepth,
@@ -272,14 +281,14 @@ export class ArkServer {
   }
 
   /** `WalletAdminService.WalletStatus` (rounds wallet). */
-  walletStatus(): WalletStatus {
+  walletStatus(): Promise<WalletStatus> {
     return this.wallet.status();
   }
 
   /** `BanAdminService.BanVtxo`: banned until `tip + banBlocks`. */
   async banVtxo(id: Uint8Array | undefined, banBlocks: number): Promise<number> {
     const text = vtxoIdText(id);
-    const until = this.ctx.chain.tipHeight() + banBlocks;
+    const until = (await this.ctx.chain.tipHeight()) + banBlocks;
     if (!(await this.ctx.store.setBan(text, until))) throw new NotFoundError("vtxo not found", [text]);
     return until;
   }
@@ -291,7 +300,7 @@ export class ArkServer {
   }
 
   /** `BanAdminService.ListBannedVtxos`: bans still active at the tip. */
-  listBannedVtxos(): Promise<{ id: string; until: number }[]> {
-    return this.ctx.store.activeBans(this.ctx.chain.tipHeight());
+  async listBannedVtxos(): Promise<{ id: string; until: number }[]> {
+    return this.ctx.store.activeBans(await this.ctx.chain.tipHeight());
   }
 }

@@ -170,13 +170,13 @@ export class ArkoorService {
 
   /** Re-reads each input's state under the locks (an earlier request may have spent it). */
   private async checkSpendable(parts: readonly ArkoorPart[]): Promise<void> {
-    const tip = this.ctx.chain.tipHeight();
+    const tip = await this.ctx.chain.tipHeight();
     for (const part of parts) {
       const id = formatOutPoint(part.input.point);
       const row = await this.ctx.store.getVtxo(id);
       if (!row) throw new NotFoundError("input vtxo not found", [id]);
       const spendTxid = txidHex(part.checkpointTx!);
-      if (this.ctx.chain.getTxStatus(row.id.split(":")[0]!)?.confirmed) {
+      if ((await this.ctx.chain.getTxStatus(row.id.split(":")[0]!))?.confirmed) {
         throw new UnusableInputsError(`vtxo ${row.id} has exited onchain`, undefined, [row.id]);
       }
       if (row.state === "spent" && row.oorSpentTxid === spendTxid && (await this.sameArkoorTxs(part))) continue;

@@ -61,7 +61,7 @@ export class BoardService {
     if (config.maxVtxoAmount !== undefined && req.amount > config.maxVtxoAmount) throw new BadUserInputError(`board amount exceeds limit of ${config.maxVtxoAmount} sat`);
     const fee = boardFee(config.fees.board, req.amount);
     if (fee >= req.amount) throw new BadUserInputError("Board amount cannot support required fee");
-    const tip = chain.tipHeight();
+    const tip = await chain.tipHeight();
     if (expiryHeight < tip) throw new BadUserInputError(`VTXO already expired: ${expiryHeight} (tip = ${tip})`);
     const lifetime = (expiryHeight - tip) >>> 0;
     if (lifetime > config.vtxoLifetime + 3) throw new BadUserInputError(`requested VTXO lifetime ${lifetime} is too high (server VTXO lifetime is ${config.vtxoLifetime})`);
@@ -77,7 +77,7 @@ export class BoardService {
         const id = formatOutPoint(input.prevout);
         if (await store.getVtxo(id)) throw new BadUserInputError(`invalid funding tx: input is a VTXO: ${id}`);
         const parent = txidText(input.prevout.txid);
-        if (!chain.getTransaction(parent)) throw new BadUserInputError(`invalid funding tx: unknown input tx ${parent}`);
+        if (!(await chain.getTransaction(parent))) throw new BadUserInputError(`invalid funding tx: unknown input tx ${parent}`);
       }
     }
 
@@ -105,12 +105,12 @@ export class BoardService {
     const vtxo = vtxoFromBytes(bytes);
     const id = vtxoIdString(vtxo);
     const fundingTxid = txidText(vtxo.anchorPoint.txid);
-    const info = chain.getTransaction(fundingTxid);
+    const info = await chain.getTransaction(fundingTxid);
     if (!info) throw new NotFoundError(`board funding tx ${fundingTxid} not found`, [id]);
     if (!info.status.confirmed || info.status.blockHeight === undefined) throw new BadUserInputError("board funding tx still unconfirmed");
-    const confs = chain.tipHeight() - info.status.blockHeight + 1;
+    const confs = (await chain.tipHeight()) - info.status.blockHeight + 1;
     if (confs < config.requiredBoardConfirmations) throw new BadUserInputError(`funding tx has ${confs} confirmations, requires ${config.requiredBoardConfirmations}: ${id}`);
-    if (!chain.getTxOut(fundingTxid, vtxo.anchorPoint.vout, true)) throw new BadUserInputError("VTXO funding output is already spent, user exit in progress");
+    if (!(await chain.getTxOut(fundingTxid, vtxo.anchorPoint.vout, true))) throw new BadUserInputError("VTXO funding output is already spent, user exit in progress");
     const fundingTx = txFromBytes(info.raw);
     try {
       validateVtxo(vtxo, fundingTx);

@@ -71,8 +71,8 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
   }
   const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark));
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
-  if (funding > 0n && ark.server.walletStatus().totalBalance === 0n) {
-    ark.server.wallet.fundFromFaucet(funding);
+  if (funding > 0n && (await ark.server.walletStatus()).totalBalance === 0n) {
+    await ark.server.wallet.fundFromFaucet(funding);
     devnet.node.mine(1);
   }
   return {

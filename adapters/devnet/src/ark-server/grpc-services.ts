@@ -128,8 +128,8 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
       const hs = server.handshake(req.barkVersion);
       return { minProtocolVersion: BigInt(hs.minProtocolVersion), maxProtocolVersion: BigInt(hs.maxProtocolVersion), psa: hs.psa };
     }),
-    getArkInfo: unary("GetArkInfo", logger, () => arkInfoMessage(server.arkInfo())),
-    getOffboardFeeRate: unary("GetOffboardFeeRate", logger, () => ({ satVkb: server.offboardFeeRateSatVkb() })),
+    getArkInfo: unary("GetArkInfo", logger, async () => arkInfoMessage(await server.arkInfo())),
+    getOffboardFeeRate: unary("GetOffboardFeeRate", logger, async () => ({ satVkb: await server.offboardFeeRateSatVkb() })),
     getVtxo: unary("GetVtxo", logger, async (req: GetVtxoRequest) => ({ vtxo: await server.getVtxo(req.vtxoId) })),
     getVtxoStatus: unary("GetVtxoStatus", logger, async (req: GetVtxoStatusRequest) => ({ spendState: await server.getVtxoStatus(req.vtxoId, req.attestation) })),
     requestBoardCosign: unary("RequestBoardCosign", logger, (req: BoardCosignRequest, ctx) => server.requestBoardCosign(req, readPver(ctx.metadata))),
@@ -233,7 +233,7 @@ export function adminServices(server: ArkServer, logger: Logger, shutdown: Abort
     throw new UnavailableError(what);
   };
   const wallet = {
-    walletStatus: unary("WalletStatus", logger, () => ({ rounds: server.walletStatus() })),
+    walletStatus: unary("WalletStatus", logger, async () => ({ rounds: await server.walletStatus() })),
   };
   const ban = {
     banVtxo: unary("BanVtxo", logger, async (req: BanVtxoRequest) => {

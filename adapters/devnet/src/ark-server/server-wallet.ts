@@ -1,7 +1,8 @@
 /**
- * The server's own on-chain wallet on the devnet (captaind's "rounds wallet", reported by the
- * admin `WalletStatus`): one key-path P2TR address derived from the server seed, funded from
- * the devnet faucet. Confirmed coins count as trusted, mempool coins as untrusted.
+ * The server's own on-chain wallet (captaind's "rounds wallet", reported by the admin
+ * `WalletStatus`): one key-path P2TR address derived from the server seed, funded from the
+ * devnet faucet or, on a real node, by paying its address. Confirmed coins count as trusted,
+ * mempool coins as untrusted.
  */
 import type { ServerContext } from "./server-context.js";
 
@@ -26,8 +27,8 @@ export class ServerWallet {
   }
 
   /** Balances and coins as the chain sees them now. */
-  status(): WalletStatus {
-    const utxos = this.ctx.chain.utxosForScript(this.ctx.keys.walletScript);
+  async status(): Promise<WalletStatus> {
+    const utxos = await this.ctx.chain.utxosForScript(this.ctx.keys.walletScript);
     const confirmed = utxos.filter((u) => u.status.confirmed);
     const unconfirmed = utxos.filter((u) => !u.status.confirmed);
     const sum = (us: typeof utxos) => us.reduce((s, u) => s + u.amountSat, 0n);
@@ -41,9 +42,11 @@ export class ServerWallet {
     };
   }
 
-  /** Pays `amountSat` from the devnet faucet to the wallet; returns the (mempool) txid. */
-  fundFromFaucet(amountSat: bigint): string {
-    const txid = this.ctx.chain.faucet(this.address, amountSat);
+  /** Pays `amountSat` from the devnet faucet to the wallet; returns the (mempool) txid. Refused on a chain without a faucet. */
+  async fundFromFaucet(amountSat: bigint): Promise<string> {
+    const { faucet } = this.ctx.chain;
+    if (!faucet) throw new Error(`this chain has no faucet: pay the server wallet's address ${this.address} from a wallet instead`);
+    const txid = await faucet(this.address, amountSat);
     this.ctx.logger.debug(`server wallet funded with ${amountSat} sat: ${txid}`);
     return txid;
   }

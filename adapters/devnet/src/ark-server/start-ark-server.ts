@@ -9,6 +9,9 @@
  * const ark = await startArkServer({ node, profile: "test" });
  * // ark.url = "http://127.0.0.1:<port>"; ark.adminUrl for the admin services
  * await ark.stop();
+ *
+ * // on an external bitcoind (its wallet holds the server wallet's coins)
+ * const onCore = await startArkServer({ chain: await bitcoindServerChain({ url, auth: { cookieFile } }), datadir });
  * ```
  */
 import { Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
@@ -17,12 +20,15 @@ import { ArkServer } from "./ark-server.js";
 import { serverConfig, type ArkServerConfig, type ArkServerProfile } from "./server-config.js";
 import { ServerSettings } from "./server-settings.js";
 import type { ServerChain } from "./server-context.js";
+import type { DevnetNode } from "../node/devnet-node.js";
 import { adminServices, publicServices, type ServiceBinding } from "./grpc-services.js";
 
 /** Options of {@link startArkServer}. */
 export interface StartArkServerOptions {
-  /** The devnet chain the server watches and uses. */
-  readonly node: ServerChain;
+  /** The devnet chain the server watches and uses (or give {@link chain}). */
+  readonly node?: DevnetNode;
+  /** Any other chain, e.g. `bitcoindServerChain(…)` for an external bitcoind; exactly one of `node` and `chain`. */
+  readonly chain?: ServerChain;
   /** Directory of the server database (`ark-server.sqlite`); in memory without it. */
   readonly datadir?: string;
   /** Explicit database location (e.g. PostgreSQL); overrides `datadir`. */
@@ -104,7 +110,7 @@ interface Run {
 
 async function openRun(opts: StartArkServerOptions, settings: ServerSettings, logger: Logger, port: number, adminPort: number): Promise<Run> {
   const server = await ArkServer.open({
-    chain: opts.node,
+    chain: chainOf(opts),
     ...(opts.datadir !== undefined ? { datadir: opts.datadir } : {}),
     ...(opts.database !== undefined ? { database: opts.database } : {}),
     settings,
@@ -131,6 +137,12 @@ async function closeRun(run: Run, graceful: boolean): Promise<void> {
   if (graceful) await Promise.all(run.grpcServers.map(shutdown));
   else for (const s of run.grpcServers) s.forceShutdown();
   await run.server.close();
+}
+
+function chainOf(opts: StartArkServerOptions): ServerChain | DevnetNode {
+  const chain = opts.chain ?? opts.node;
+  if (!chain || (opts.chain && opts.node)) throw new Error("startArkServer needs exactly one of `node` (a devnet) and `chain`");
+  return chain;
 }
 
 const portOf = (url: string): number => Number(new URL(url).port);

@@ -13,13 +13,13 @@ describe("ark server: the devnet with its Ark server", function () {
       const session = await client.connect();
       const fields = arkReadyFields(devnet);
       // the server wallet was funded from the faucet and confirmed
-      expect(devnet.ark.server.walletStatus().trustedBalance).to.equal(100_000_000n);
+      expect((await devnet.ark.server.walletStatus()).trustedBalance).to.equal(100_000_000n);
       expect(fields.ark).to.equal(devnet.arkUrl);
       expect(fields.ark_server_pubkey).to.equal(toHex(session.arkInfo.serverPubkey));
       // the Ark server sees the devnet's chain: a block mined on the node is the server's tip
       const before = devnet.node.tipHeight();
       devnet.node.mine(1);
-      expect(devnet.ark.server.ctx.chain.tipHeight()).to.equal(before + 1);
+      expect(await devnet.ark.server.ctx.chain.tipHeight()).to.equal(before + 1);
       const res = await fetch(`${devnet.esploraUrl}/blocks/tip/height`);
       expect(Number(await res.text())).to.equal(before + 1);
     } finally {

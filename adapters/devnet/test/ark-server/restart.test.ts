@@ -100,7 +100,7 @@ describe("ark server: kill and restart between the RPCs of a flow loses nothing"
   });
 
   it("a funded server restarts with its wallet, and a config change keeps old VTXOs spendable", async () => {
-    const before = ark.server.walletStatus();
+    const before = await ark.server.walletStatus();
     node.faucet(before.address, 500_000n);
     node.mine(1);
     const alice = new WalletKit(api, node);
@@ -110,8 +110,9 @@ describe("ark server: kill and restart between the RPCs of a flow loses nothing"
     await ark.stop();
     ark = await startArkServer({ node, datadir: dir, profile: "test", overrides: { vtxoExitDelta: 20 } });
     client = grpcClient(ark.url);
-    expect(ark.server.walletStatus().address).to.equal(before.address);
-    expect(ark.server.walletStatus().trustedBalance).to.equal(500_000n);
+    const after = await ark.server.walletStatus();
+    expect(after.address).to.equal(before.address);
+    expect(after.trustedBalance).to.equal(500_000n);
     expect((await client.arkInfo()).vtxoExitDelta).to.equal(20);
     // the old VTXO keeps its delta and can still be paid onwards; new boards get the new delta
     const { sent } = await alice.send([old], 40_000n, alice.key().pk);

@@ -77,7 +77,7 @@ export class RoundFixture {
     const f = new RoundFixture(node, { ...(opts.datadir ? { datadir: opts.datadir } : {}), overrides });
     const ark = (f.ark = await startArkServer({ node, profile: "test", overrides, logger: f.logger, ...(opts.datadir ? { datadir: opts.datadir } : {}) }));
     if ((opts.fundSat ?? 10_000_000n) > 0n) {
-      ark.server.wallet.fundFromFaucet(opts.fundSat ?? 10_000_000n);
+      await ark.server.wallet.fundFromFaucet(opts.fundSat ?? 10_000_000n);
       node.mine(1);
     }
     f.info = (await f.port().connect()).arkInfo;

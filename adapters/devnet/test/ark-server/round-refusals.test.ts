@@ -181,8 +181,8 @@ describe("ark server: round sign-up refusals (captaind's texts and codes)", func
   it("funds rounds only from trusted coins: an unconfirmed wallet fails the round with Insufficient funds, a confirmed one works (cant_spend_untrusted)", async () => {
     f = await RoundFixture.start({ fundSat: 0n });
     const { kit, vtxos } = await f.walletWith(30_000n);
-    f.ark.server.wallet.fundFromFaucet(5_000_000n);
-    expect(f.ark.server.walletStatus().untrustedBalance).to.equal(5_000_000n);
+    await f.ark.server.wallet.fundFromFaucet(5_000_000n);
+    expect((await f.ark.server.walletStatus()).untrustedBalance).to.equal(5_000_000n);
     const first = f.participant(kit, vtxos);
     f.ark.server.triggerRound();
     expect(await rejection(first.outcome)).to.be.instanceOf(RoundFailedError);

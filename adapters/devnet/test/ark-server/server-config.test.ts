@@ -14,7 +14,7 @@ describe("ark server: configuration, Ark info, handshake, keys (captaind's defau
   it("announces captaind's template values with the default profile", async () => {
     const server = await ArkServer.open({ chain: node, profile: "default" });
     try {
-      const info = server.arkInfo();
+      const info = await server.arkInfo();
       expect({
         roundIntervalSecs: info.roundIntervalSecs,
         nbRoundNonces: info.nbRoundNonces,
@@ -91,7 +91,8 @@ describe("ark server: configuration, Ark info, handshake, keys (captaind's defau
     try {
       const keysOf = async (dir: string) => {
         const s = await ArkServer.open({ chain: node, datadir: dir, profile: "test" });
-        const k = [s.arkInfo().serverPubkey, s.arkInfo().mailboxPubkey, s.walletStatus().address] as const;
+        const info = await s.arkInfo();
+        const k = [info.serverPubkey, info.mailboxPubkey, (await s.walletStatus()).address] as const;
         await s.close();
         return k;
       };

@@ -19,7 +19,7 @@ describe("ark server: settings at run time (ServerSettings)", () => {
     const f = await serverFixture();
     try {
       f.server.ctx.settings.update({ roundIntervalSecs: 42, handshakePsa: "hello" });
-      expect(f.server.arkInfo().roundIntervalSecs).to.equal(42);
+      expect((await f.server.arkInfo()).roundIntervalSecs).to.equal(42);
       expect(f.server.handshake("0.6.0").psa).to.equal("hello");
     } finally {
       await f.close();

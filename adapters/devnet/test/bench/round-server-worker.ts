@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const client = grpcClient(ark.url);
   try {
     const boardSat = BigInt(setup.boardSat);
-    ark.server.wallet.fundFromFaucet(BigInt(setup.clients) * boardSat + 1_000_000n);
+    await ark.server.wallet.fundFromFaucet(BigInt(setup.clients) * boardSat + 1_000_000n);
     node.mine(1);
     const api = grpcApi(client);
     const kit = new WalletKit(api, node);

@@ -102,10 +102,11 @@ export class DelegatedParticipations {
       });
     }
     checkRoundOutputs(outputs, this.ctx.config.maxVtxoAmount);
-    checkRoundBalance(vtxos, outputs, this.ctx.config.fees.refresh, scheduledHeight ?? this.ctx.chain.tipHeight(), "refresh fee check failed");
+    checkRoundBalance(vtxos, outputs, this.ctx.config.fees.refresh, scheduledHeight ?? (await this.ctx.chain.tipHeight()), "refresh fee check failed");
     const locked = ids.filter((id) => this.ctx.locks.isLocked(id));
     if (locked.length) throw new BadUserInputError("input VTXO already locked", undefined, locked);
-    const bad = rows.filter((r) => unusableReason(this.ctx, r!) !== null).map((r) => r!.id);
+    const bad: string[] = [];
+    for (const r of rows) if ((await unusableReason(this.ctx, r!)) !== null) bad.push(r!.id);
     if (bad.length) throw new UnusableInputsError("input vtxo(s) unusable", `unusable inputs: [${bad.join(",")}]`, bad);
 
     const unlockPreimage = new Uint8Array(randomBytes(32));
@@ -159,7 +160,7 @@ export class DelegatedParticipations {
    * are deleted, ones that do not fit wait.
    */
   async includeIn(attempt: RoundAttempt): Promise<void> {
-    const tip = this.ctx.chain.tipHeight();
+    const tip = await this.ctx.chain.tipHeight();
     for (const p of await this.rounds.pendingDelegated()) {
       if (p.scheduledHeight !== null && p.scheduledHeight > tip) continue;
       const verdict = await this.recheck(attempt, p);
@@ -187,7 +188,7 @@ export class DelegatedParticipations {
     }
     for (const id of p.inputs) {
       const row = await this.ctx.store.getVtxo(id);
-      const reason = row ? unusableReason(this.ctx, row) : `vtxo ${id} does not exist`;
+      const reason = row ? await unusableReason(this.ctx, row) : `vtxo ${id} does not exist`;
       if (reason) {
         attempt.unlock(p.inputs);
         return reason;

@@ -191,7 +191,7 @@ export class RoundCoordinator {
     }
 
     const cfg = this.ctx.config;
-    const spec = attemptTreeSpec({ leaves: attempt.leaves(), expiryHeight: this.ctx.chain.tipHeight() + cfg.vtxoLifetime, serverPubkey: this.ctx.keys.serverPubkey, exitDelta: cfg.vtxoExitDelta, cosignPubkey: attempt.cosignPubkey });
+    const spec = attemptTreeSpec({ leaves: attempt.leaves(), expiryHeight: (await this.ctx.chain.tipHeight()) + cfg.vtxoLifetime, serverPubkey: this.ctx.keys.serverPubkey, exitDelta: cfg.vtxoExitDelta, cosignPubkey: attempt.cosignPubkey });
     let funding: RoundFunding;
     try {
       funding = await buildRoundFunding(this.ctx, this.rounds, vtxoTreeFundingOutput(spec), pinned.coin);
@@ -235,7 +235,7 @@ export class RoundCoordinator {
     const sigs = signing.finalSignatures(state.partials);
     const signedFunding = signRoundFunding(this.ctx, funding);
     const raw = encodeTx(signedFunding);
-    const accept = this.ctx.chain.testMempoolAccept([raw])[0];
+    const accept = (await this.ctx.chain.testMempoolAccept([raw]))[0];
     if (!accept?.allowed) {
       this.ctx.logger.warn(`${label}: funding tx refused by the node: ${accept?.rejectDetails ?? accept?.rejectReason ?? "unknown reason"}`);
       return "abandoned";
@@ -296,15 +296,15 @@ export class RoundCoordinator {
         this.ctx.logger.warn(`${label}: mailbox notification for ${d.participation.unlockHash} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
-    this.broadcast(raw, roundId);
+    await this.broadcast(raw, roundId);
     this.ctx.logger.info(`${label} finished: ${outputs.length} output(s), funding tx ${roundId}`);
     this.events.publish({ kind: "finished", roundSeq: attempt.roundSeq, attemptSeq: BigInt(attempt.attemptSeq), signedRoundTx: raw, cosignSignatures: sigs });
     return "finished";
   }
 
-  private broadcast(raw: Uint8Array, txidText: string): void {
+  private async broadcast(raw: Uint8Array, txidText: string): Promise<void> {
     try {
-      this.ctx.chain.submitTransaction(raw);
+      await this.ctx.chain.submitTransaction(raw);
     } catch (e) {
       this.ctx.logger.warn(`round funding tx ${txidText} not accepted by the node (re-broadcast at the next round): ${e instanceof Error ? e.message : String(e)}`);
     }
@@ -313,9 +313,9 @@ export class RoundCoordinator {
   /** Hands stored round funding txs the node does not know (any more) to it again. */
   private async rebroadcastFundingTxs(): Promise<void> {
     for (const id of await this.rounds.recentRoundIds()) {
-      if (this.ctx.chain.getTxStatus(id)) continue;
+      if (await this.ctx.chain.getTxStatus(id)) continue;
       const tx = await this.ctx.store.getTx(id);
-      if (tx) this.broadcast(tx.raw, id);
+      if (tx) await this.broadcast(tx.raw, id);
     }
   }
 }

@@ -60,9 +60,9 @@ function vsize(tx: Transaction): number {
 }
 
 /** The "fast" fee rate in sat/vB. */
-export function fastFeeRate(ctx: ServerContext): number {
+export async function fastFeeRate(ctx: ServerContext): Promise<number> {
   try {
-    const r = ctx.chain.estimateFeeRate(1);
+    const r = await ctx.chain.estimateFeeRate(1);
     if (r > 0) return r;
   } catch {
     // no estimate: the fallback below
@@ -72,10 +72,10 @@ export function fastFeeRate(ctx: ServerContext): number {
 
 /** Unspent wallet coins the rounds may spend now. */
 export async function trustedWalletCoins(ctx: ServerContext, rounds: RoundStore): Promise<WalletCoin[]> {
-  const tip = ctx.chain.tipHeight();
-  const reserved = await rounds.reservedFundingInputs((txid) => ctx.chain.getTxStatus(txid)?.confirmed === true);
+  const tip = await ctx.chain.tipHeight();
+  const reserved = await rounds.reservedFundingInputs(async (txid) => (await ctx.chain.getTxStatus(txid))?.confirmed === true);
   const out: WalletCoin[] = [];
-  for (const u of ctx.chain.utxosForScript(ctx.keys.walletScript)) {
+  for (const u of await ctx.chain.utxosForScript(ctx.keys.walletScript)) {
     if (reserved.has(`${u.txid}:${u.vout}`)) continue;
     const confs = u.status.confirmed && u.status.blockHeight !== undefined ? tip - u.status.blockHeight + 1 : 0;
     const trusted = (u.status.confirmed && confs >= ctx.config.minTrustedConfs) || (await rounds.isRoundFundingTx(u.txid));
@@ -93,7 +93,7 @@ export async function buildRoundFunding(ctx: ServerContext, rounds: RoundStore, 
   if (pinned && !coins.some((c) => sameCoin(c, pinned))) throw new PinnedInputLostError(`pinned round input ${pinned.txid}:${pinned.vout} is no longer available`);
   const rest = coins.filter((c) => !pinned || !sameCoin(c, pinned)).sort((a, b) => (a.amount === b.amount ? 0 : a.amount > b.amount ? -1 : 1));
   const ordered = pinned ? [pinned, ...rest] : rest;
-  const rate = fastFeeRate(ctx);
+  const rate = await fastFeeRate(ctx);
   const change: TxOut = { value: 0n, script: ctx.keys.walletScript };
   const picked: WalletCoin[] = [];
   let total = 0n;

@@ -9,11 +9,11 @@ import { NotFoundError, UnusableInputsError } from "../server-errors.js";
 import type { ServerContext } from "../server-context.js";
 
 /** Why an input cannot be spent now; null when it can. */
-export function unusableReason(ctx: ServerContext, row: { id: string; state: string; policyType: string; bannedUntilHeight: number | null }): string | null {
+export async function unusableReason(ctx: ServerContext, row: { id: string; state: string; policyType: string; bannedUntilHeight: number | null }): Promise<string | null> {
   if (row.policyType !== "pubkey") return `vtxo ${row.id} has policy ${row.policyType}`;
   if (row.state !== "spendable") return `vtxo ${row.id} is not spendable (state: ${row.state})`;
-  if (row.bannedUntilHeight !== null && ctx.chain.tipHeight() < row.bannedUntilHeight) return `vtxo ${row.id} is banned until block ${row.bannedUntilHeight}`;
-  if (ctx.chain.getTxStatus(row.id.split(":")[0]!)) return `vtxo ${row.id} has exited onchain`;
+  if (row.bannedUntilHeight !== null && (await ctx.chain.tipHeight()) < row.bannedUntilHeight) return `vtxo ${row.id} is banned until block ${row.bannedUntilHeight}`;
+  if (await ctx.chain.getTxStatus(row.id.split(":")[0]!)) return `vtxo ${row.id} has exited onchain`;
   return null;
 }
 
@@ -27,7 +27,7 @@ export async function spendableRoundInputs(ctx: ServerContext, ids: readonly str
   if (missing.length) throw new NotFoundError("vtxo does not exist", missing);
   const bad: string[] = [];
   for (const row of rows) {
-    const reason = unusableReason(ctx, row!);
+    const reason = await unusableReason(ctx, row!);
     if (reason) {
       ctx.logger.debug(`round input refused: ${reason}`);
       bad.push(row!.id);

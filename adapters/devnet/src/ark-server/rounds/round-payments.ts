@@ -86,7 +86,7 @@ export async function submitPayment(ctx: ServerContext, current: () => RoundAtte
     const vtxos = await spendableRoundInputs(ctx, ids, "input vtxo(s) not spendable");
     checkAttestations(attempt, req, points.map(encodeOutPoint), vtxos, outputs);
     checkRoundOutputs(outputs, maxVtxoAmount);
-    checkRoundBalance(vtxos, outputs, ctx.config.fees.refresh, ctx.chain.tipHeight());
+    checkRoundBalance(vtxos, outputs, ctx.config.fees.refresh, await ctx.chain.tipHeight());
     // the window may have closed (or the round filled up) while the inputs were read
     if (current() !== attempt || attempt.phase !== "signup") throw new BadUserInputError(LATE);
     if (attempt.outputCount + outputs.length > attempt.capacity) throw new RoundInternalRefusal("not enough outputs left in this round, try next round");

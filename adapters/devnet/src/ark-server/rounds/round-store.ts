@@ -202,10 +202,10 @@ export class RoundStore {
    * confirmed: they stay reserved even if the node dropped the tx, so a later round can never
    * double-spend (and invalidate) an earlier one.
    */
-  async reservedFundingInputs(isConfirmed: (txid: string) => boolean, limit = 100): Promise<Set<string>> {
+  async reservedFundingInputs(isConfirmed: (txid: string) => Promise<boolean>, limit = 100): Promise<Set<string>> {
     const out = new Set<string>();
     for (const id of await this.recentRoundIds(limit)) {
-      if (isConfirmed(id)) continue;
+      if (await isConfirmed(id)) continue;
       const raw = await this.store.read(async (sql) => (await all(sql, "select tx from ark_server_tx where txid = ?", [id]))[0]);
       if (!raw) continue;
       for (const input of decodeTx(u8(raw.tx)).inputs) out.add(formatOutPoint(input.prevout));
