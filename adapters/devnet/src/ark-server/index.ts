@@ -7,7 +7,9 @@ export { startArkServer, type StartArkServerOptions, type RunningArkServer } fro
 export { serverConfig, defaultServerConfig, testServerConfig, testFeeSchedule, SERVER_MIN_PROTOCOL_VERSION, SERVER_MAX_PROTOCOL_VERSION, ServerConfigError, type ArkServerConfig, type ArkServerProfile, type ArkInfo } from "./server-config.js";
 export * from "./server-errors.js";
 export { deriveServerKeys, type ServerKeys } from "./server-keys.js";
-export type { ServerChain } from "./server-context.js";
+export type { ServerChain, ServerTx, ServerTxOut, ServerMempoolAccept } from "./server-context.js";
+export { devnetServerChain } from "./chain/devnet-server-chain.js";
+export { bitcoindServerChain, BitcoindServerChain, type BitcoindServerChainOptions } from "./chain/bitcoind-server-chain.js";
 export type { WalletStatus } from "./server-wallet.js";
 export type { MailboxMessageData, MailboxPage } from "./mailbox-service.js";
 export { ClientSpendState } from "./vtxo-registry.js";
