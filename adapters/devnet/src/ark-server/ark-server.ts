@@ -34,6 +34,8 @@ import { RoundStore } from "./rounds/round-store.js";
 import { HarkSwap } from "./rounds/hark-swap.js";
 import { DelegatedParticipations, type ParticipationStatusData, type RoundParticipationData } from "./rounds/delegated-participations.js";
 import type { SubmitPaymentData } from "./rounds/round-payments.js";
+import { OffboardService, type FinishOffboardData, type PrepareOffboardData, type PreparedOffboardData } from "./offboard/offboard-service.js";
+import { WalletCoinHolds } from "./wallet-coin-holds.js";
 
 /** Options of {@link ArkServer.open}. */
 export interface ArkServerOptions {
@@ -80,6 +82,8 @@ export class ArkServer {
   /** Leaf co-signatures, forfeit nonces and forfeits after a round. */
   readonly harkSwap: HarkSwap;
   readonly delegated: DelegatedParticipations;
+  /** Offboard sessions, finished offboards and their background task. */
+  readonly offboards: OffboardService;
 
   private constructor(readonly ctx: ServerContext) {
     this.boards = new BoardService(ctx);
@@ -91,6 +95,8 @@ export class ArkServer {
     this.harkSwap = new HarkSwap(ctx, this.roundStore);
     this.delegated = new DelegatedParticipations(ctx, this.roundStore);
     this.rounds = new RoundCoordinator(ctx, this.roundStore, this.harkSwap, this.delegated, this.mailbox);
+    this.offboards = new OffboardService(ctx, this.roundStore);
+    ctx.walletCoinHolds.add(() => this.offboards.heldWalletCoins());
   }
 
   /** Opens the database (creating the server seed on first start) and builds the server. */
@@ -113,9 +119,10 @@ export class ArkServer {
       get config() {
         return settings.current;
       },
-      settings, keys, store, chain, locks: new VtxoFluxLocks(), logger, nowSecs,
+      settings, keys, store, chain, locks: new VtxoFluxLocks(), walletCoinHolds: new WalletCoinHolds(), logger, nowSecs,
     });
     server.rounds.start();
+    server.offboards.start();
     return server;
   }
 
@@ -125,6 +132,7 @@ export class ArkServer {
 
   /** Stops the round coordinator (a running attempt is abandoned), ends subscriptions and closes the database. */
   async close(): Promise<void> {
+    await this.offboards.stop();
     await this.rounds.stop();
     this.mailbox.close();
     await this.ctx.store.close();
@@ -141,13 +149,7 @@ export class ArkServer {
 
   /** The "regular" fee rate in sat/kvB (`GetOffboardFeeRate`). */
   async offboardFeeRateSatVkb(): Promise<bigint> {
-    let satPerVb = this.config.regularFeeRateSatPerVb;
-    try {
-      satPerVb = (await this.ctx.chain.estimateFeeRate(3)) || satPerVb;
-    } catch {
-      // no estimate: the configured fallback stays
-    }
-    return BigInt(Math.ceil(satPerVb * 1000));
+    return this.offboards.feeRateSatPerKvb();
   }
 
   /** `GetArkInfo`. */
@@ -271,6 +273,18 @@ export class ArkServer {
   /** `ForfeitVtxos`: returns the unlock preimage. */
   forfeitVtxos(bundles: readonly Uint8Array[], pver: number): Promise<Uint8Array> {
     return this.harkSwap.forfeitVtxos(bundles, pver);
+  }
+
+  // ---- offboards -----------------------------------------------------------------------
+
+  /** `PrepareOffboard`: the unsigned offboard tx and one forfeit nonce per input. */
+  prepareOffboard(req: PrepareOffboardData, pver: number): Promise<PreparedOffboardData> {
+    return this.offboards.prepare(req, pver);
+  }
+
+  /** `FinishOffboard`: the signed offboard tx. */
+  finishOffboard(req: FinishOffboardData): Promise<Uint8Array> {
+    return this.offboards.finish(req);
   }
 
   // ---- admin --------------------------------------------------------------------------

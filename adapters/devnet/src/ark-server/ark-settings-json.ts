@@ -3,7 +3,8 @@
  * the setting is announced there (`round_interval_secs`, `min_board_amount`, `max_vtxo_amount`,
  * `required_board_confirmations`, `fees` with the `FeeSchedule` message's fields), captaind's
  * configuration names otherwise (`max_read_mailbox_items`, `handshake_psa`, `round_submit_time`
- * and `round_sign_time` with their unit: `_ms`). Amounts are sats, JSON integers.
+ * and `round_sign_time` with their unit: `_ms`, `offboard_session_timeout_ms`, `bitcoin_address_blocklist`
+ * — an array of addresses offboards refuse to pay). Amounts are sats, JSON integers.
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
 import type { ArkServerConfig } from "./server-config.js";
@@ -21,6 +22,8 @@ export const RUNTIME_SETTINGS = [
   "min_board_amount",
   "max_vtxo_amount",
   "required_board_confirmations",
+  "offboard_session_timeout_ms",
+  "bitcoin_address_blocklist",
   "fees",
 ] as const;
 
@@ -50,6 +53,8 @@ export function settingsJson(c: ArkServerConfig): Json {
     min_board_amount: Number(c.minBoardAmount),
     max_vtxo_amount: c.maxVtxoAmount === undefined ? null : Number(c.maxVtxoAmount),
     required_board_confirmations: c.requiredBoardConfirmations,
+    offboard_session_timeout_ms: c.offboardSessionTimeoutMs,
+    bitcoin_address_blocklist: [...(c.bitcoinAddressBlocklist ?? [])],
     fees: feesJson(c.fees),
   };
 }
@@ -131,6 +136,12 @@ export function settingsChange(body: unknown, current: ArkServerConfig): Partial
   if ("min_board_amount" in o) change.minBoardAmount = sats(o.min_board_amount, "min_board_amount");
   if ("max_vtxo_amount" in o) change.maxVtxoAmount = o.max_vtxo_amount === null ? undefined : sats(o.max_vtxo_amount, "max_vtxo_amount");
   if ("required_board_confirmations" in o) change.requiredBoardConfirmations = int(o.required_board_confirmations, "required_board_confirmations", 1, 1_000);
+  if ("offboard_session_timeout_ms" in o) change.offboardSessionTimeoutMs = int(o.offboard_session_timeout_ms, "offboard_session_timeout_ms", 1, 3_600_000);
+  if ("bitcoin_address_blocklist" in o) {
+    const list = o.bitcoin_address_blocklist;
+    if (!Array.isArray(list) || list.some((a) => typeof a !== "string" || a.length === 0 || a.length > 100)) throw new SettingsInputError("bitcoin_address_blocklist must be an array of bitcoin addresses");
+    change.bitcoinAddressBlocklist = [...(list as string[])];
+  }
   if ("fees" in o) change.fees = feesChange(o.fees, current.fees);
   return change;
 }

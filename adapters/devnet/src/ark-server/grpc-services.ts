@@ -4,7 +4,7 @@
  *
  * | Service | Implemented | Answered UNIMPLEMENTED / UNAVAILABLE |
  * |---|---|---|
- * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos) | offboards, Lightning |
+ * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos), offboards (PrepareOffboard, FinishOffboard) | Lightning |
  * | `mailbox_server.MailboxService` | all four | — |
  * | `grpc.health.v1.Health` | Check (SERVING) | Watch |
  * | admin: `WalletAdminService`, `BanAdminService`, `RoundAdminService` | all | — |
@@ -45,6 +45,8 @@ import {
   type RoundParticipationStatusRequest,
   type SubmitPaymentRequest,
   type VtxoSignaturesRequest,
+  type PrepareOffboardRequest,
+  type FinishOffboardRequest,
 } from "@tender/ark-grpc";
 import type { RoundEvent } from "@tender/ark-protocol/server";
 import { encodeOutPoint, parseOutPoint, type FeeSchedule } from "@tender/ark-protocol";
@@ -198,6 +200,14 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
     })),
     forfeitVtxos: unary("ForfeitVtxos", logger, async (req: ForfeitVtxosRequest, ctx) => ({
       unlockPreimage: await server.forfeitVtxos(req.forfeitBundles, readPver(ctx.metadata)),
+    })),
+    prepareOffboard: unary("PrepareOffboard", logger, (req: PrepareOffboardRequest, ctx) => {
+      const o = req.offboard;
+      const offboard = o ? { netAmountSat: o.netAmountSat, script: o.offboardSpk, deductFeesFromGrossAmount: o.deductFeesFromGrossAmount, feeRateSatPerKwu: o.feeRateKwu } : undefined;
+      return server.prepareOffboard({ offboard, inputVtxoIds: req.inputVtxoIds, attestations: req.attestation }, readPver(ctx.metadata));
+    }),
+    finishOffboard: unary("FinishOffboard", logger, async (req: FinishOffboardRequest) => ({
+      signedOffboardTx: await server.finishOffboard({ offboardTxid: req.offboardTxid, userNonces: req.userNonces, partialSignatures: req.partialSignatures }),
     })),
   };
   const mailbox = {

@@ -39,6 +39,16 @@ export interface ArkServerConfig {
   readonly maxUserInvoiceCltvDelta: number;
   readonly lnReceiveAntiDosRequired: boolean;
   readonly maxOffboardInputs: number;
+  /** An offboard session not finished within this many ms is dropped, its locks released (`offboard_session_timeout`). */
+  readonly offboardSessionTimeoutMs: number;
+  /** Period of the offboard task: session expiry, broadcast retries (`offboard_check_interval`); at most the session timeout. */
+  readonly offboardCheckIntervalMs: number;
+  /** How long a "regular" fee estimate stays good for an offboard's fee rate (`offboard_acceptable_fee_rate_duration`). */
+  readonly offboardAcceptableFeeRateDurationMs: number;
+  /** Destination addresses offboards refuse to pay (`bitcoin_address_blocklist`). */
+  readonly bitcoinAddressBlocklist?: readonly string[];
+  /** A file listing more blocked addresses, one per line (`#` comments), read on every check. */
+  readonly bitcoinAddressBlocklistFile?: string;
   readonly maxReadMailboxItems: number;
   /** "regular" fee-rate fallback in sat/vB when the chain has no estimate. */
   readonly regularFeeRateSatPerVb: number;
@@ -78,6 +88,9 @@ export function defaultServerConfig(): ArkServerConfig {
     maxUserInvoiceCltvDelta: 250,
     lnReceiveAntiDosRequired: false,
     maxOffboardInputs: 100,
+    offboardSessionTimeoutMs: 30_000,
+    offboardCheckIntervalMs: 1_000,
+    offboardAcceptableFeeRateDurationMs: 15 * 60_000,
     maxReadMailboxItems: 100,
     regularFeeRateSatPerVb: 10,
     fees: captaindDefaultFeeSchedule(),
@@ -110,6 +123,7 @@ export function testServerConfig(): ArkServerConfig {
     htlcExpiryDelta: 6,
     maxUserInvoiceCltvDelta: 58,
     regularFeeRateSatPerVb: 7,
+    offboardAcceptableFeeRateDurationMs: 10 * 60_000,
     fees: testFeeSchedule(),
   };
 }
@@ -139,6 +153,11 @@ export function validateServerConfig(cfg: ArkServerConfig): void {
   if (cfg.maxArkoorFanout < 1 || cfg.maxVtxoExitDepth < 1 || cfg.requiredBoardConfirmations < 1) throw new ServerConfigError("fan-out, exit depth and confirmations must be positive");
   if (!Number.isSafeInteger(cfg.maxReadMailboxItems) || cfg.maxReadMailboxItems < 1) throw new ServerConfigError(`maxReadMailboxItems must be a positive integer, got ${cfg.maxReadMailboxItems}`);
   if (!Number.isSafeInteger(cfg.roundIntervalSecs) || cfg.roundIntervalSecs < 1 || cfg.roundIntervalSecs > 0xffffffff) throw new ServerConfigError(`roundIntervalSecs must be in 1..4294967295, got ${cfg.roundIntervalSecs}`);
+  for (const [k, v] of Object.entries({ offboardSessionTimeoutMs: cfg.offboardSessionTimeoutMs, offboardCheckIntervalMs: cfg.offboardCheckIntervalMs, offboardAcceptableFeeRateDurationMs: cfg.offboardAcceptableFeeRateDurationMs })) {
+    if (!Number.isSafeInteger(v) || v <= 0) throw new ServerConfigError(`${k} must be a positive integer, got ${v}`);
+  }
+  if (cfg.offboardCheckIntervalMs > cfg.offboardSessionTimeoutMs) throw new ServerConfigError("offboardCheckIntervalMs must not exceed offboardSessionTimeoutMs");
+  if (!Number.isSafeInteger(cfg.maxOffboardInputs) || cfg.maxOffboardInputs < 1) throw new ServerConfigError(`maxOffboardInputs must be a positive integer, got ${cfg.maxOffboardInputs}`);
   try {
     validateFeeSchedule(cfg.fees);
   } catch (e) {

@@ -7,6 +7,7 @@ import type { VtxoFluxLocks } from "./async-lock.js";
 import type { ArkServerConfig } from "./server-config.js";
 import type { ServerKeys } from "./server-keys.js";
 import type { ServerSettings } from "./server-settings.js";
+import type { WalletCoinHolds } from "./wallet-coin-holds.js";
 import type { ArkServerStore } from "./server-store.js";
 
 /** A confirmed or mempool transaction as the server reads it. */
@@ -62,6 +63,8 @@ export interface ServerContext {
   readonly store: ArkServerStore;
   readonly chain: ServerChain;
   readonly locks: VtxoFluxLocks;
+  /** Server-wallet coins held by offboards (round funding never spends them). */
+  readonly walletCoinHolds: WalletCoinHolds;
   readonly logger: Logger;
   /** Unix seconds (injectable for mailbox-authorization tests). */
   readonly nowSecs: () => bigint;

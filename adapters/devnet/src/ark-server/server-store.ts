@@ -10,6 +10,7 @@
  */
 import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
+import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
 
 /**
  * The captaind spend states this server uses (no Lightning or pool yet). `unclaimed`: a round
@@ -144,7 +145,7 @@ export class ArkServerStore {
 
   /** Opens (and migrates) the store. */
   static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration] }, logger);
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration] }, logger);
     await db.open(location);
     return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
   }

@@ -75,8 +75,9 @@ export async function trustedWalletCoins(ctx: ServerContext, rounds: RoundStore)
   const tip = await ctx.chain.tipHeight();
   const reserved = await rounds.reservedFundingInputs(async (txid) => (await ctx.chain.getTxStatus(txid))?.confirmed === true);
   const out: WalletCoin[] = [];
+  const held = await ctx.walletCoinHolds.all();
   for (const u of await ctx.chain.utxosForScript(ctx.keys.walletScript)) {
-    if (reserved.has(`${u.txid}:${u.vout}`)) continue;
+    if (reserved.has(`${u.txid}:${u.vout}`) || held.has(`${u.txid}:${u.vout}`)) continue;
     const confs = u.status.confirmed && u.status.blockHeight !== undefined ? tip - u.status.blockHeight + 1 : 0;
     const trusted = (u.status.confirmed && confs >= ctx.config.minTrustedConfs) || (await rounds.isRoundFundingTx(u.txid));
     if (trusted) out.push({ txid: u.txid, vout: u.vout, amount: u.amountSat });
