@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ArkServerInternalError } from "@tender/ark-grpc";
+import { ArkServerInternalError, ArkServerRejectedError } from "@tender/ark-grpc";
 import { decodeTx, decodeVtxoTreeSpec, encodeOutPoint, formatOutPoint, signAttestation, txidHex, vtxoStatusAttestation, type Vtxo } from "@tender/ark-protocol";
 import type { RoundAttemptEvent, RoundEvent, VtxoProposalEvent } from "@tender/ark-protocol/server";
 import { ClientSpendState } from "../../src/ark-server/vtxo-registry.js";
@@ -193,6 +193,19 @@ describe("ark server: interactive hArk rounds", function () {
     expect(db.vtxos.map((v) => v.amount)).to.deep.equal([30_000n, 30_000n]);
     expect(da.preimage).to.not.deep.equal(db.preimage);
     for (const v of [...a.vtxos, ...b.vtxos]) expect(await stateOf(v === b.vtxos[0] ? b.kit : a.kit, v)).to.equal(ClientSpendState.SPENT);
+  });
+
+  it("refuses a branch partial signature that does not verify, then accepts the cosigner's valid set and finishes", async () => {
+    const a = await f.walletWith(20_000n);
+    const b = await f.walletWith(30_000n);
+    const pa = f.participant(a.kit, a.vtxos, { tamperFirst: true });
+    const pb = f.participant(b.kit, b.vtxos);
+    f.ark.server.triggerRound();
+    const [da, db] = await Promise.all([pa.complete(), pb.complete()]);
+    expect(pa.refusals).to.have.length(1);
+    expect((pa.refusals[0] as ArkServerRejectedError).serverMessage).to.equal("bad user input: invalid partial signatures: partial signature 0 does not verify");
+    expect(txidHex(da.outcome.fundingTx)).to.equal(txidHex(db.outcome.fundingTx));
+    expect(pa.attempts).to.deep.equal(pb.attempts);
   });
 
   it("never reuses the coins of an unconfirmed round funding tx, even when the node dropped it; the server's own change is trusted", async () => {

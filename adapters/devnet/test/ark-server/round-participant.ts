@@ -16,6 +16,8 @@ export interface ParticipantOptions {
   outputs?: KitOutput[];
   /** Attempts on which the participant does not send its signatures. */
   withholdOn?: number[];
+  /** Sends each signature set once with its first signature altered before the real one; the refusals land in {@link RoundParticipant.refusals}. */
+  tamperFirst?: boolean;
 }
 
 /** The round failed (or a later round started) before this participant finished. */
@@ -26,6 +28,8 @@ export class RoundParticipant {
   readonly outputs: KitOutput[];
   /** Every unlock hash received (one per attempt submitted to). */
   readonly unlockHashes: Uint8Array[] = [];
+  /** What the server answered to each altered signature set ({@link ParticipantOptions.tamperFirst}); `undefined` = accepted. */
+  readonly refusals: unknown[] = [];
   /** Attempts this participant submitted to. */
   readonly attempts: bigint[] = [];
   readonly outcome: Promise<RoundOutcome>;
@@ -103,7 +107,16 @@ export class RoundParticipant {
         this.proposal = ev;
         if (this.opts.withholdOn?.includes(Number(ev.attemptSeq))) return;
         try {
-          for (const r of signProposal(this.info, this.node.tipHeight(), ev, this.submission, this.unlockHash)) await this.api.provideVtxoSignatures(r);
+          for (const r of signProposal(this.info, this.node.tipHeight(), ev, this.submission, this.unlockHash)) {
+            if (this.opts.tamperFirst) {
+              const bad = r.signatures.map((sig, i) => (i === 0 ? Uint8Array.from(sig, (x, j) => (j === 31 ? x ^ 1 : x)) : sig));
+              await this.api.provideVtxoSignatures({ cosignPubkey: r.cosignPubkey, signatures: bad }).then(
+                () => this.refusals.push(undefined),
+                (e: unknown) => this.refusals.push(e),
+              );
+            }
+            await this.api.provideVtxoSignatures(r);
+          }
         } catch (e) {
           this.fail(e);
         }

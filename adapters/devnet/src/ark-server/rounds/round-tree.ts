@@ -23,7 +23,6 @@ import {
   treeCosignAll,
   type MusigNonce,
   type OutPoint,
-  type TreeNode,
   type UnsignedVtxoTree,
   type VtxoLeafSpec,
   type VtxoTreeSpec,
@@ -56,6 +55,9 @@ export class AttemptTreeSigning {
   readonly tree: UnsignedVtxoTree;
   readonly aggNonces: Uint8Array[];
   private readonly serverNonces: MusigNonce[];
+  /** Per internal node (leaves → root): its signing session, built on first use. */
+  private readonly sessions: (MusigSession | undefined)[] = [];
+  private leafIndex: Map<string, number> | undefined;
 
   constructor(
     spec: VtxoTreeSpec,
@@ -72,25 +74,34 @@ export class AttemptTreeSigning {
 
   /** Leaf index of a cosign key, or -1. */
   leafOf(cosignPubkeyHex: string): number {
-    return this.tree.spec.leaves.findIndex((l) => l.cosignPubkey !== null && toHex(l.cosignPubkey) === cosignPubkeyHex);
+    if (!this.leafIndex) {
+      this.leafIndex = new Map();
+      this.tree.spec.leaves.forEach((l, i) => {
+        if (l.cosignPubkey !== null) this.leafIndex!.set(toHex(l.cosignPubkey), i);
+      });
+    }
+    return this.leafIndex.get(cosignPubkeyHex) ?? -1;
   }
 
-  /** Checks a cosigner's partial signatures for its branch (leaf's parent → root); throws {@link BranchSignatureError}. */
+  /**
+   * Checks a cosigner's partial signatures for its branch (leaf's parent → root); throws
+   * {@link BranchSignatureError}. Each node's session is built once per attempt and each
+   * signature is checked against the aggregated nonce this server computed from the same
+   * nonces, so checking all N cosigners stays linear in the work per node rather than
+   * re-aggregating every cosigner's nonce for each of them.
+   */
   verifyBranch(cosignPubkey: Uint8Array, sigs: readonly Uint8Array[]): void {
-    const leafIdx = this.leafOf(toHex(cosignPubkey));
+    const keyHex = toHex(cosignPubkey);
+    const leafIdx = this.leafOf(keyHex);
+    const nonces = this.leafNonces.get(keyHex);
+    if (leafIdx < 0 || !nonces) throw new BranchSignatureError("pubkey is not part of cosigner group");
     const branch = treeBranch(this.tree, leafIdx);
     if (sigs.length !== branch.length) throw new BranchSignatureError(`expected ${branch.length} signatures, got ${sigs.length}`);
     branch.forEach((node, j) => {
       const i = this.tree.internal.indexOf(node);
-      const level = internalLevel(this.tree, node.nodeIdx);
-      const nonces: { pubkey: Uint8Array; pubNonce: Uint8Array }[] = [];
-      for (const l of (this.tree.shape[node.nodeIdx] as TreeNode).leaves) {
-        const k = this.tree.spec.leaves[l]!.cosignPubkey;
-        if (k) nonces.push({ pubkey: k, pubNonce: this.leafNonces.get(toHex(k))![level]! });
-      }
-      nonces.push({ pubkey: this.tree.spec.globalCosignPubkeys[0]!, pubNonce: this.serverNonces[i]!.pubNonce });
-      const session = new MusigSession({ pubkeys: node.cosignKeys, aggNonce: this.aggNonces[i]!, message: node.sighash, tweak: node.tweak });
-      if (!session.verifyPartial(sigs[j]!, cosignPubkey, nonces)) throw new BranchSignatureError(`partial signature ${j} does not verify`);
+      const pubNonce = nonces[internalLevel(this.tree, node.nodeIdx)];
+      const session = (this.sessions[i] ??= new MusigSession({ pubkeys: node.cosignKeys, aggNonce: this.aggNonces[i]!, message: node.sighash, tweak: node.tweak }));
+      if (!pubNonce || !session.verifyPartialWithOwnAggNonce(sigs[j]!, cosignPubkey, pubNonce)) throw new BranchSignatureError(`partial signature ${j} does not verify`);
     });
   }
 
