@@ -5,15 +5,15 @@
  */
 import {
   blocksToExpiry, checkSignedOffboardTx, decodeTx, encodeTx, offboardAttestation, offboardFee, reverseBytes, satPerKvbToSatPerKwuCeil, signAttestation,
-  signOffboardForfeits, compareBytes, txid, validateOffboardTx, vtxoId, type Transaction, type Vtxo,
+  signOffboardForfeits, compareBytes, connectorScript, pubkeyFromSecret, txid, validateOffboardTx, vtxoId, type Transaction, type Vtxo,
 } from "@tender/ark-protocol";
 import type { ArkInfo, ArkServer as ArkServerPort, FinishOffboardRequest, OffboardRequestMessage, PrepareOffboardRequest } from "@tender/ark-protocol/server";
 import type { DevnetNode } from "../../src/node/devnet-node.js";
 import type { WalletKit } from "./wallet-kit.js";
 
-/** A P2TR destination script (a random key: nobody spends it in these tests). */
+/** A key-path P2TR destination script of the key with secret `fill` × 32 (nobody spends it in these tests). */
 export function p2trDestination(fill = 0x42): Uint8Array {
-  return Uint8Array.from([0x51, 0x20, ...new Uint8Array(32).fill(fill)]);
+  return connectorScript(pubkeyFromSecret(new Uint8Array(32).fill(fill)));
 }
 
 /** What the wallet would ask for. */

@@ -5,8 +5,8 @@
  * comments; read on each check, so an edit takes effect at once). Matched by output script.
  */
 import { readFileSync } from "node:fs";
-import { address as btcAddress, networks } from "bitcoinjs-lib";
 import { bytesEqual } from "@tender/ark-protocol";
+import { scriptOf } from "../../node/address.js";
 import type { ArkServerConfig } from "../server-config.js";
 
 /** The addresses a blocklist file lists. A missing file lists none. */
@@ -26,7 +26,7 @@ export function blockedAddressOf(config: Pick<ArkServerConfig, "bitcoinAddressBl
   const listed = [...(config.bitcoinAddressBlocklist ?? []), ...(config.bitcoinAddressBlocklistFile ? blocklistFileAddresses(config.bitcoinAddressBlocklistFile) : [])];
   for (const a of listed) {
     try {
-      if (bytesEqual(btcAddress.toOutputScript(a, networks.regtest), script)) return a;
+      if (bytesEqual(scriptOf(a), script)) return a;
     } catch {
       // not a regtest address: it cannot match a destination of this server's network
     }
