@@ -50,6 +50,8 @@ export async function buildClaim(ports: ExitPorts, exits: readonly ExitRecord[],
 export function claimExits(service: ExitService, which: readonly string[] | "all", destination: Uint8Array, satPerKvb: bigint | undefined): Promise<void> {
   const { ports, store, logger } = service;
   return service.lock.run(async () => {
+    // a claim stored earlier that may be out first: its exits are no longer claimable
+    await settleClaims(ports, store, logger);
     const claimable = (await store.exits()).filter((r) => r.state.type === "claimable");
     const exits = which === "all" ? claimable : which.map((id) => claimable.find((r) => r.vtxoId === id)).filter((r): r is ExitRecord => !!r);
     let claim;
@@ -72,13 +74,17 @@ export function claimExits(service: ExitService, which: readonly string[] | "all
     try {
       await ports.chain.broadcast(hex);
     } catch (e) {
-      if (e instanceof ChainSourceRejectedError || certainlyNotProcessed(e)) {
+      // a refusal of a transaction the chain already has is no refusal
+      const known = e instanceof ChainSourceRejectedError ? await ports.chain.txStatus(txid).then((st) => st !== null, () => false) : false;
+      if (!known && (e instanceof ChainSourceRejectedError || certainlyNotProcessed(e))) {
         if (own) await ports.wallet.release(txid);
         await store.saveClaim({ ...record, status: "dropped" });
         throw new InternalServerError(`Failed to broadcast transaction: ${e instanceof ChainSourceRejectedError ? e.reason : e instanceof Error ? e.message : String(e)}`);
       }
-      logger.warn(`claim ${txid} may not have reached a node (${e instanceof Error ? e.message : String(e)}); it is submitted again by the next progress`);
-      return;
+      if (!known) {
+        logger.warn(`claim ${txid} may not have reached a node (${e instanceof Error ? e.message : String(e)}); it is submitted again by the next progress`);
+        return;
+      }
     }
     faultPoint("exit-claim:broadcast");
     await noteClaimOut(ports, store, record);
