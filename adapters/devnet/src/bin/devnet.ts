@@ -4,6 +4,10 @@
  * `--no-ark`, the reference Ark server on it. Prints one line `devnet ready <json>` with every URL
  * (Esplora, bitcoind RPC and its cookie, control API, Ark server, its admin port and its controls), then runs
  * until SIGINT/SIGTERM. Everything binds 127.0.0.1.
+ *
+ * With `--ark-bitcoind URL` it starts only the Ark server, on that bitcoind (txindex and its wallet
+ * enabled; the server keeps its wallet watch-only there, paid by sending to `ark_wallet_address`)
+ * with its database in `--datadir`; the ready line then has the Ark fields and `bitcoind`.
  */
 import { parseArgs } from "node:util";
 import { createLogger } from "@tender/core";
@@ -11,13 +15,16 @@ import { startDevnet, type Devnet } from "../devnet.js";
 import type { ScriptFailureWording } from "../node/devnet-node.js";
 import { arkReadyFields, startDevnetWithArk } from "../ark-server/devnet-with-ark.js";
 import type { ArkServerProfile } from "../ark-server/server-config.js";
+import { startArkOnBitcoind } from "./ark-on-bitcoind.js";
 
 /** Blocks needed for the first coinbase to be spendable. */
 const MATURE_HEIGHT = 101;
 
 const USAGE = "usage: devnet [--seed S] [--datadir DIR] [--esplora-port N] [--rpc-port N] [--rpcuser U --rpcpassword P]"
   + " [--script-failure-wording core-master|core-29]"
-  + " [--no-ark | --ark-port N --ark-admin-port N --profile default|test --debug]";
+  + " [--no-ark | --ark-port N --ark-admin-port N --profile default|test --debug]"
+  + "\n       devnet --ark-bitcoind URL (--ark-bitcoind-cookie FILE | --ark-bitcoind-rpcuser U --ark-bitcoind-rpcpassword P) --datadir DIR"
+  + " [--ark-port N --ark-admin-port N --profile default|test --debug]";
 
 function port(value: string | undefined, name: string): number | undefined {
   if (value === undefined) return undefined;
@@ -29,6 +36,24 @@ function port(value: string | undefined, name: string): number | undefined {
 function scriptFailureWording(value: string | undefined): ScriptFailureWording | undefined {
   if (value === undefined || value === "core-master" || value === "core-29") return value;
   throw new Error("--script-failure-wording must be core-master or core-29");
+}
+
+/** Runs `stop` and exits on SIGINT/SIGTERM (handlers first: whoever reads the ready line may signal at once). */
+function untilSignal(stop: () => Promise<void>): void {
+  let stopping = false;
+  const shutdown = (): void => {
+    if (stopping) return;
+    stopping = true;
+    stop().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        console.error(err);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", shutdown);
+  process.on("SIGTERM", shutdown);
 }
 
 async function main(): Promise<void> {
@@ -44,6 +69,10 @@ async function main(): Promise<void> {
       "no-ark": { type: "boolean" },
       "ark-port": { type: "string" },
       "ark-admin-port": { type: "string" },
+      "ark-bitcoind": { type: "string" },
+      "ark-bitcoind-cookie": { type: "string" },
+      "ark-bitcoind-rpcuser": { type: "string" },
+      "ark-bitcoind-rpcpassword": { type: "string" },
       profile: { type: "string" },
       debug: { type: "boolean" },
       help: { type: "boolean" },
@@ -61,6 +90,24 @@ async function main(): Promise<void> {
   const rpcPort = port(values["rpc-port"], "--rpc-port");
   const arkPort = port(values["ark-port"], "--ark-port");
   const adminPort = port(values["ark-admin-port"], "--ark-admin-port");
+  const arkLogger = createLogger({ terminalLevel: values.debug ? "debug" : "warn" }, "ark-server");
+  if (values["ark-bitcoind"] !== undefined) {
+    if (values["no-ark"]) throw new Error("--ark-bitcoind starts only the Ark server: it does not go with --no-ark");
+    const { ark, ready } = await startArkOnBitcoind({
+      url: values["ark-bitcoind"],
+      ...(values["ark-bitcoind-cookie"] !== undefined ? { cookieFile: values["ark-bitcoind-cookie"] } : {}),
+      ...(values["ark-bitcoind-rpcuser"] !== undefined ? { rpcUser: values["ark-bitcoind-rpcuser"] } : {}),
+      ...(values["ark-bitcoind-rpcpassword"] !== undefined ? { rpcPassword: values["ark-bitcoind-rpcpassword"] } : {}),
+      ...(values.datadir !== undefined ? { datadir: values.datadir } : {}),
+      profile,
+      ...(arkPort !== undefined ? { port: arkPort } : {}),
+      ...(adminPort !== undefined ? { adminPort } : {}),
+      logger: arkLogger,
+    });
+    untilSignal(() => ark.stop());
+    console.log(`devnet ready ${JSON.stringify(ready)}`);
+    return;
+  }
   const chainOptions = {
     ...(values.seed !== undefined ? { seed: values.seed } : {}),
     ...(values.datadir !== undefined ? { datadir: values.datadir } : {}),
@@ -80,7 +127,7 @@ async function main(): Promise<void> {
         profile,
         ...(arkPort !== undefined ? { port: arkPort } : {}),
         ...(adminPort !== undefined ? { adminPort } : {}),
-        logger: createLogger({ terminalLevel: values.debug ? "debug" : "warn" }, "ark-server"),
+        logger: arkLogger,
       },
     });
     devnet = withArk;
@@ -98,21 +145,7 @@ async function main(): Promise<void> {
     faucet_address: devnet.node.faucetAddress(),
     ...arkFields,
   };
-  let stopping = false;
-  const shutdown = (): void => {
-    if (stopping) return;
-    stopping = true;
-    devnet.stop().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        console.error(err);
-        process.exit(1);
-      },
-    );
-  };
-  // handlers first: whoever reads the ready line may signal at once
-  process.on("SIGINT", shutdown);
-  process.on("SIGTERM", shutdown);
+  untilSignal(() => devnet.stop());
   console.log(`devnet ready ${JSON.stringify(ready)}`);
 }
 
