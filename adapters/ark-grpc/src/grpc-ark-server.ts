@@ -8,6 +8,7 @@ import type {
   BoardCosignResponse, LeafVtxoCosignRequest, LeafVtxoCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription,
   MailboxSubscriptionRequest, RecoveryIdsPost, FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
   RoundSubscription, RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
+  FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus,
 } from "@tender/ark-protocol/server";
 import { ArkServerNotFoundError } from "@tender/ark-protocol/server";
 import { ArkServerClient, type ArkServerClientOptions, type ServerSession } from "./client.js";
@@ -16,6 +17,11 @@ import { serverNetworkOf } from "./networks.js";
 
 const output = (o: { amount: bigint; policy: Uint8Array }) => ({ totalAmount: o.amount, policy: o.policy });
 const input = (i: RoundInput) => ({ vtxoId: i.vtxoId, attestation: i.attestation });
+const cosignPart = (p: ArkoorCosignPart) => ({
+  inputVtxoId: p.inputVtxoId, outputs: p.outputs.map(output), isolatedOutputs: p.isolatedOutputs.map(output),
+  userPubNonces: [...p.userPubNonces], useCheckpoint: p.useCheckpoint, attestation: p.attestation,
+});
+const cosignAnswer = (p: { serverPubNonces: Uint8Array[]; serverPartialSigs: Uint8Array[] }): ArkoorCosignResponse => ({ serverPubNonces: p.serverPubNonces, serverPartialSigs: p.serverPartialSigs });
 
 /** An {@link ArkServer} over one {@link ArkServerClient}. */
 export class GrpcArkServer implements ArkServer {
@@ -50,13 +56,8 @@ export class GrpcArkServer implements ArkServer {
   }
 
   async requestArkoorCosign(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]> {
-    const res = await this.client.ark("requestArkoorCosign", {
-      parts: parts.map((p) => ({
-        inputVtxoId: p.inputVtxoId, outputs: p.outputs.map(output), isolatedOutputs: p.isolatedOutputs.map(output),
-        userPubNonces: [...p.userPubNonces], useCheckpoint: p.useCheckpoint, attestation: p.attestation,
-      })),
-    });
-    return res.parts.map((p) => ({ serverPubNonces: p.serverPubNonces, serverPartialSigs: p.serverPartialSigs }));
+    const res = await this.client.ark("requestArkoorCosign", { parts: parts.map(cosignPart) });
+    return res.parts.map(cosignAnswer);
   }
 
   async postArkoorMessage(blindedId: Uint8Array, vtxos: readonly Uint8Array[]): Promise<void> {
@@ -173,6 +174,35 @@ export class GrpcArkServer implements ArkServer {
   async finishOffboard(r: FinishOffboardRequest): Promise<Uint8Array> {
     const res = await this.client.ark("finishOffboard", { offboardTxid: r.offboardTxid, userNonces: [...r.userNonces], partialSignatures: [...r.partialSignatures] });
     return res.signedOffboardTx;
+  }
+
+  async requestLightningPayHtlcCosign(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]> {
+    const res = await this.client.ark("requestLightningPayHtlcCosign", { parts: parts.map(cosignPart) });
+    return res.parts.map(cosignAnswer);
+  }
+
+  async initiateLightningPayment(r: InitiateLightningPaymentRequest): Promise<void> {
+    await this.client.ark("initiateLightningPayment", {
+      invoice: r.invoice, htlcVtxoIds: [...r.htlcVtxoIds], paymentAmountSat: r.paymentAmountSat, ...(r.mailboxId ? { mailboxId: r.mailboxId } : {}),
+    });
+  }
+
+  async checkLightningPayment(paymentHash: Uint8Array, wait: boolean): Promise<LightningPaymentStatus> {
+    const res = await this.client.ark("checkLightningPayment", { hash: paymentHash, wait });
+    const s = res.paymentStatus;
+    if (s?.$case === "success") return { status: "success", preimage: s.value.preimage };
+    if (s?.$case === "failed") return { status: "failed" };
+    return { status: "pending" };
+  }
+
+  async requestLightningPayHtlcRevocation(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]> {
+    const res = await this.client.ark("requestLightningPayHtlcRevocation", { parts: parts.map(cosignPart) });
+    return res.parts.map(cosignAnswer);
+  }
+
+  async fetchBolt12Invoice(r: FetchBolt12InvoiceRequest): Promise<Uint8Array> {
+    const res = await this.client.ark("fetchBolt12Invoice", { offer: r.offer, ...(r.amountSat !== undefined ? { amountSat: r.amountSat } : {}) });
+    return res.invoice;
   }
 
   close(): void {

@@ -44,3 +44,4 @@ export * from "./round-interactive.js";
 export * from "./round-delegated.js";
 export * from "./round-swap.js";
 export * from "./offboard.js";
+export * from "./lightning-send.js";

@@ -6,6 +6,7 @@ import type {
   RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "./round-messages.js";
 import type { FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest } from "./offboard-messages.js";
+import type { FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus } from "./lightning-messages.js";
 
 /**
  * A wallet's connection to its Ark server: what the daemon asks of the server, in plain data.
@@ -63,6 +64,16 @@ export interface ArkServer {
   prepareOffboard(request: PrepareOffboardRequest): Promise<PreparedOffboard>;
   /** Hands over the forfeit signatures; returns the signed offboard tx (replayed for the same txid while the session lives). */
   finishOffboard(request: FinishOffboardRequest): Promise<Uint8Array>;
+  /** Asks the server to co-sign the HTLC package of a Lightning send (checkpoints; HTLC outputs and change). */
+  requestLightningPayHtlcCosign(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]>;
+  /** Hands the invoice and the cosigned HTLC VTXOs to the server, which pays it (idempotent per payment hash). */
+  initiateLightningPayment(request: InitiateLightningPaymentRequest): Promise<void>;
+  /** Where the payment with this hash stands; with `wait`, the server answers once it is final. Unknown hash: the not-found error. */
+  checkLightningPayment(paymentHash: Uint8Array, wait: boolean): Promise<LightningPaymentStatus>;
+  /** Asks the server to co-sign the package that gives the HTLC VTXOs of a failed send back to the wallet. */
+  requestLightningPayHtlcRevocation(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]>;
+  /** A BOLT12 invoice (raw TLV bytes) the offer's issuer signed for this amount. */
+  fetchBolt12Invoice(request: FetchBolt12InvoiceRequest): Promise<Uint8Array>;
   /** Closes the connection and ends its subscriptions; later calls fail with `ArkClientClosedError`. */
   close(): void;
 }
