@@ -8,16 +8,16 @@
  * issued the outputs, the inputs are locked to the participation (and the outputs count as pending
  * in the round) until the swap stored the new VTXOs.
  */
-import { encodeVtxo, fromHex, toHex } from "@tender/ark-protocol";
-import { ArkServerNotFoundError, ArkServerRejectedError } from "@tender/ark-protocol/server";
-import { faultPoint, type Logger } from "@tender/core";
-import { VtxoNotSpendableError } from "@tender/plugin-ark";
+import { toHex } from "@tender/ark-protocol";
+import { ArkServerRejectedError } from "@tender/ark-protocol/server";
+import { faultPoint } from "@tender/core";
 import { errorText } from "./errors.js";
-import { lockOwner, type Participation } from "./participation.js";
+import type { Participation } from "./participation.js";
 import type { ParticipationStore } from "./participation-store.js";
 import type { RoundCompletion } from "./round-completion.js";
 import type { RoundOutcomes } from "./round-outcomes.js";
-import { inputVtxos, ownedInputs, roundOutputs, serverParams } from "./round-materials.js";
+import type { RoundIssuance } from "./round-issuance.js";
+import { inputVtxos, ownedInputs, roundOutputs } from "./round-materials.js";
 import type { RoundPorts } from "./round-ports.js";
 import type { RoundStatusJson } from "./round-status.js";
 
@@ -30,7 +30,7 @@ export class DelegatedRounds {
     private readonly ports: RoundPorts,
     private readonly outcomes: RoundOutcomes,
     private readonly completion: RoundCompletion,
-    private readonly logger: Logger,
+    private readonly issuance: RoundIssuance,
   ) {}
 
   /**
@@ -62,39 +62,14 @@ export class DelegatedRounds {
       }
       return { status: "pending" };
     }
-    const { server, vtxos, protocol } = this.ports;
-    let status;
-    try {
-      status = await server.roundParticipationStatus(fromHex(p.unlockHash));
-    } catch (e) {
-      if (e instanceof ArkServerNotFoundError) return failedStatus(await this.outcomes.fail(p, "server reports round participation not found"));
-      throw new Error(`error checking round participation status: ${errorText(e)}`, { cause: e });
-    }
-    if (status.status === "pending") return { status: "pending" };
-    if (status.status === "released") this.logger.warn(`round participation ${p.id}: the server says it already released the unlock preimage`);
-    const info = await server.info();
-    const checked = protocol.checkDelegatedOutputs({
-      status, outputs: roundOutputs(p.outputs), server: serverParams(info), inputs: await inputVtxos(vtxos, p),
-      ...(p.scheduledHeight !== null ? { scheduledHeight: p.scheduledHeight } : {}),
-    });
-    // the round spent our inputs into it: hold them from now on
-    try {
-      await vtxos.lock(p.inputs, lockOwner(p.id));
-    } catch (e) {
-      if (!(e instanceof VtxoNotSpendableError)) throw e;
-      if (e.state === "locked") return { status: "pending" }; // another action holds it for now
-      return failedStatus(await this.outcomes.fail(p, `round input ${e.vtxoId} is no longer spendable (${e.state})`));
-    }
-    const finished = await this.ports.transaction(async () => {
-      const q = await this.store.update(p.id, {
-        status: "finished", inputsLocked: true, fundingTxid: checked.fundingTxid, fundingTx: toHex(status.roundFundingTx),
-        outputVtxos: checked.vtxos.map((v) => toHex(encodeVtxo(v))),
-      });
-      if (p.movementId !== null) await this.ports.movements.noteFunding(p.movementId, checked.fundingTxid);
-      return q;
-    });
+    const answer = await this.issuance.ask(p);
+    if (answer.kind === "not-found") return failedStatus(await this.outcomes.fail(p, "server reports round participation not found"));
+    if (answer.kind === "pending") return { status: "pending" };
+    const taken = await this.issuance.take(p, answer.status);
+    if (taken.kind === "busy") return { status: "pending" };
+    if (taken.kind === "gone") return failedStatus(await this.outcomes.fail(p, taken.reason));
     faultPoint("round-delegated:issued");
-    return this.completion.progress(finished);
+    return this.completion.progress(taken.participation);
   }
 }
 

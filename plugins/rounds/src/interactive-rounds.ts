@@ -2,19 +2,25 @@
  * Interactive participations and the round events: joining on a round's first attempt,
  * resubmitting on a later attempt, signing the proposal, and taking the outputs when the round
  * finishes. Secret nonces live in memory only (here, per participation and attempt): after a
- * restart a `submitted` participation has none, so its attempt is abandoned and it waits for the
- * next round's first attempt with its inputs still held — nothing was forfeited, so nothing can be
- * lost, and the server bans the unsigned inputs for that round only.
+ * restart a `submitted` participation has none and cannot sign; nothing was forfeited, so nothing
+ * can be lost, and the server bans unsigned inputs for that round only.
  *
- * Rules for events: a `failed` of the joined round, or any event of a later round, fails the
- * participation (inputs back to spendable); events of older attempts are ignored; an `attempt`
- * with a higher number resubmits with fresh keys and nonces; `finished` before we signed fails.
+ * Rules for events while joined: events of older rounds and attempts are ignored; an `attempt`
+ * with a higher number resubmits with fresh keys and nonces; the proposal of the joined attempt
+ * is signed, its `finished` taken. When the joined round is over without our `finished` — its
+ * `failed`, its `finished` before we signed or of another attempt, any event of a later round —
+ * the server is asked about our unlock hash: if the round issued our outputs (we signed and
+ * missed the end) they are taken, otherwise the participation fails (inputs back to spendable).
+ * A participation joined before a restart holds no secrets: it waits for its round to be over,
+ * asks the server the same way, takes issued outputs, and otherwise waits for the next round's
+ * first attempt with its inputs still held.
  */
 import { encodeVtxo, ProtocolError, toHex } from "@tender/ark-protocol";
 import { ArkServerRejectedError, type RoundAttemptEvent, type RoundEvent, type RoundFinishedEvent, type VtxoProposalEvent } from "@tender/ark-protocol/server";
 import { faultPoint, type Logger } from "@tender/core";
 import type { Participation } from "./participation.js";
 import type { ParticipationStore } from "./participation-store.js";
+import type { RoundIssuance } from "./round-issuance.js";
 import type { RoundOutcomes } from "./round-outcomes.js";
 import { inputVtxos, ownedInputs, roundOutputs, serverParams } from "./round-materials.js";
 import type { RoundPorts } from "./round-ports.js";
@@ -42,6 +48,7 @@ export class InteractiveRounds {
     private readonly store: ParticipationStore,
     private readonly ports: RoundPorts,
     private readonly outcomes: RoundOutcomes,
+    private readonly issuance: RoundIssuance,
     private readonly logger: Logger,
     /** Re-prices a maintenance participation without the given inputs (updates row, locks and movement); undefined when none is left. */
     private readonly dropInputs: (p: Participation, rejected: readonly string[]) => Promise<Participation | undefined>,
@@ -55,28 +62,61 @@ export class InteractiveRounds {
 
   /** Processes one round event for an interactive participation (pending or submitted). Returns it as stored afterwards. */
   async onEvent(p: Participation, event: RoundEvent): Promise<Participation> {
-    if (p.status === "submitted" && !this.holdsAttempt(p)) {
-      // joined before a restart: the attempt is abandoned, the participation waits for the next round
-      this.logger.info(`round participation ${p.id}: the attempt of round ${p.roundSeq} joined before a restart is abandoned; waiting for the next round`);
-      p = await this.store.update(p.id, { status: "pending", roundSeq: null, attemptSeq: null, unlockHash: null });
-    }
-    if (p.status === "pending") {
-      return event.kind === "attempt" && event.attemptSeq === 0n ? this.submit(p, event) : p;
-    }
+    if (p.status === "pending") return isFirstAttempt(event) ? this.submit(p, event) : p;
     if (p.status !== "submitted") return p;
     const round = p.roundSeq!;
     const attempt = p.attemptSeq!;
-    if (event.kind === "failed") {
-      return event.roundSeq === round ? this.outcomes.fail(p, `round ${round} failed by server`) : p;
+    if (event.roundSeq < round) return p;
+    const joined = this.holdsAttempt(p) ? this.joined.get(p.id)! : undefined;
+    if (!joined) {
+      // joined before a restart: nothing to do in our round until it is over
+      const over = event.roundSeq > round || event.kind === "failed" || event.kind === "finished";
+      if (!over) return p;
+      const after = await this.resolve(p, "abandon");
+      return after.status === "pending" && isFirstAttempt(event) ? this.submit(after, event) : after;
     }
-    if (event.roundSeq > round) return this.outcomes.fail(p, `round ${event.roundSeq} started while we were on ${round}`);
-    if (event.roundSeq < round || event.attemptSeq < attempt) return p;
+    if (event.roundSeq > round || event.kind === "failed") return this.resolve(p, "fail");
+    if (event.attemptSeq < attempt) return p;
     if (event.kind === "attempt") return event.attemptSeq > attempt ? this.submit(p, event) : p;
-    if (event.attemptSeq !== attempt) return p;
-    const joined = this.joined.get(p.id)!;
-    if (event.kind === "vtxo-proposal") return joined.proposal ? p : this.sign(p, joined, event);
-    if (!joined.proposal) return this.outcomes.fail(p, "unexpectedly received a finished round while we were in state AwaitingUnsignedVtxoTree");
+    if (event.kind === "vtxo-proposal") return event.attemptSeq === attempt && !joined.proposal ? this.sign(p, joined, event) : p;
+    if (event.attemptSeq !== attempt || !joined.proposal) return this.resolve(p, "fail");
     return this.finish(p, joined, event);
+  }
+
+  /**
+   * The round `p` joined is over without this process seeing its outputs: takes them when the
+   * server says the round issued them; otherwise fails `p` (`fail`) or sends it back to wait for
+   * the next round with its inputs held (`abandon`). A server that cannot be asked leaves `p` as it
+   * is (the error goes to the caller; the next event or sync asks again).
+   */
+  private async resolve(p: Participation, otherwise: "fail" | "abandon"): Promise<Participation> {
+    const answer = await this.issuance.ask(p);
+    if (answer.kind === "issued") {
+      this.joined.delete(p.id);
+      const taken = await this.issuance.take(p, answer.status);
+      if (taken.kind === "finished") {
+        this.logger.info(`round participation ${p.id}: round ${p.roundSeq} issued our outputs; taking them`);
+        return taken.participation;
+      }
+      // our own inputs, held by us since the refresh began: neither busy nor gone unless something is badly wrong
+      throw new Error(`round participation ${p.id}: the round issued our outputs but the inputs cannot be held: ${taken.kind === "gone" ? taken.reason : "held by another action"}`);
+    }
+    this.joined.delete(p.id);
+    if (otherwise === "fail") return this.outcomes.fail(p, `round ${p.roundSeq} ended without our participation`);
+    this.logger.info(`round participation ${p.id}: the attempt of round ${p.roundSeq} joined before a restart is abandoned; waiting for the next round`);
+    return this.store.update(p.id, { status: "pending", roundSeq: null, attemptSeq: null, unlockHash: null });
+  }
+
+  /**
+   * A sync of a participation this process joined before a restart: if the server says the
+   * round issued its outputs they are taken (returned `finished`), otherwise it is left as it is
+   * (the round may still run; its events decide).
+   */
+  async recover(p: Participation): Promise<Participation> {
+    if (p.status !== "submitted" || this.holdsAttempt(p) || p.unlockHash === null) return p;
+    const answer = await this.issuance.ask(p);
+    if (answer.kind !== "issued") return p;
+    return this.resolve(p, "abandon");
   }
 
   /** Submits `p`'s payment to `attempt`; a maintenance participation drops the inputs the server rejects and resubmits. */
@@ -114,22 +154,31 @@ export class InteractiveRounds {
     }
   }
 
-  /** Checks the proposal and hands the server our branch signatures (the secret nonces are used up). */
+  /**
+   * Checks the proposal and hands the server our branch signatures (the secret nonces are used
+   * up). Once one is sent the round may carry us, so a failure to send them leaves the outcome to
+   * the round's end (its `finished`, or the server's word on our unlock hash).
+   */
   private async sign(p: Participation, joined: JoinedAttempt, proposal: VtxoProposalEvent): Promise<Participation> {
     const { server, chain, protocol } = this.ports;
+    let requests;
     try {
       const info = await server.info();
-      const requests = protocol.signVtxoProposal({
+      requests = protocol.signVtxoProposal({
         proposal, server: serverParams(info), tipHeight: await chain.tipHeight(), outputs: roundOutputs(p.outputs), unlockHash: joined.unlockHash,
         secrets: joined.secrets,
       });
-      joined.secrets = undefined;
-      for (const r of requests) await server.provideVtxoSignatures(r);
     } catch (e) {
       this.joined.delete(p.id);
-      return this.outcomes.fail(p, e instanceof ProtocolError ? errorText(e) : `error sending vtxo signatures: ${errorText(e)}`);
+      return this.outcomes.fail(p, e instanceof ProtocolError ? errorText(e) : `error signing the round proposal: ${errorText(e)}`);
     }
+    joined.secrets = undefined;
     joined.proposal = proposal;
+    try {
+      for (const r of requests) await server.provideVtxoSignatures(r);
+    } catch (e) {
+      this.logger.warn(`round participation ${p.id}: error sending vtxo signatures (the round's end decides): ${errorText(e)}`);
+    }
     faultPoint("round-sign:after");
     return p;
   }
@@ -156,4 +205,9 @@ export class InteractiveRounds {
     await this.ports.chain.broadcast(hex).catch((e: unknown) => this.logger.debug(`broadcast of round funding tx ${built.fundingTxid}: ${errorText(e)}`));
     return done;
   }
+}
+
+/** Whether `event` opens a round (the only attempt a participation joins fresh). */
+function isFirstAttempt(event: RoundEvent): event is RoundAttemptEvent {
+  return event.kind === "attempt" && event.attemptSeq === 0n;
 }

@@ -141,7 +141,7 @@ export interface RoundProtocol {
   prepareDelegatedParticipation(p: { inputs: readonly OwnedRoundInput[]; outputs: readonly RoundOutput[]; mailboxId?: Uint8Array; scheduledHeight?: number }): RoundParticipationRequest;
   checkDelegatedOutputs(p: {
     status: { roundFundingTx: Uint8Array; outputVtxos: readonly Uint8Array[] }; outputs: readonly RoundOutput[]; server: RoundServerParams; inputs: readonly Vtxo[];
-    scheduledHeight?: number;
+    scheduledHeight?: number; unlockHash?: Uint8Array;
   }): { fundingTxid: string; vtxos: Vtxo[] };
   leafCosignNonce(p: { vtxo: Vtxo; secretKey: Uint8Array }): { request: LeafVtxoCosignRequest; secNonce: unknown };
   completeLeafSignature(p: { vtxo: Vtxo; secretKey: Uint8Array; secNonce: unknown; response: LeafVtxoCosignResponse; serverPubkey: Uint8Array }): Uint8Array;

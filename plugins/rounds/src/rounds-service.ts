@@ -16,6 +16,7 @@ import { FINAL_STATUSES, isPendingInRound, lockOwner, outputSum, type Participat
 import type { ParticipationStore } from "./participation-store.js";
 import { hasCounterpartyRisk } from "./counterparty.js";
 import { RoundCompletion } from "./round-completion.js";
+import { RoundIssuance } from "./round-issuance.js";
 import { inputVtxos } from "./round-materials.js";
 import { RoundOutcomes } from "./round-outcomes.js";
 import type { RoundPorts } from "./round-ports.js";
@@ -49,8 +50,9 @@ export class RoundsService {
   ) {
     this.outcomes = new RoundOutcomes(store, ports, logger);
     this.completion = new RoundCompletion(store, ports, this.outcomes);
-    this.interactive = new InteractiveRounds(store, ports, this.outcomes, logger, (p, rejected) => this.dropInputs(p, rejected));
-    this.delegated = new DelegatedRounds(store, ports, this.outcomes, this.completion, logger);
+    const issuance = new RoundIssuance(store, ports, logger);
+    this.interactive = new InteractiveRounds(store, ports, this.outcomes, issuance, logger, (p, rejected) => this.dropInputs(p, rejected));
+    this.delegated = new DelegatedRounds(store, ports, this.outcomes, this.completion, issuance);
   }
 
   // ---- creating refreshes
@@ -171,7 +173,8 @@ export class RoundsService {
         if (FINAL_STATUSES.includes(p.status)) return storedStatus(p);
         if (p.status === "finished" || p.status === "forfeiting") return await this.completion.progress(p);
         if (p.kind === "delegated") return await this.delegated.progress(p);
-        return storedStatus(p);
+        const recovered = await this.interactive.recover(p);
+        return recovered.status === "finished" ? await this.completion.progress(recovered) : storedStatus(recovered);
       } catch (e) {
         this.logger.warn(`round participation ${id}: ${errorText(e)}`);
         return { status: "sync-error", error: errorText(e) };
