@@ -3,9 +3,11 @@
  * Ark info is mapped only after `validateArkInfo` accepted it (so every fee part is present).
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
-import { InvalidServerResponseError, type ArkInfo, type ArkSession, type MailboxMessage, type RoundEvent, type RoundParticipationStatus } from "@tender/ark-protocol/server";
+import { InvalidServerResponseError, type ArkInfo, type ArkSession, type MailboxMessage, type RoundEvent, type RoundParticipationStatus,
+  type VtxoSpendState,
+} from "@tender/ark-protocol/server";
 import {
-  RoundParticipationStatus as RoundParticipationStatusCode, type ArkInfo as ArkInfoMessage, type PpmExpiryFeeEntry, type RoundEvent as RoundEventMessage,
+  RoundParticipationStatus as RoundParticipationStatusCode, VtxoSpendState as VtxoSpendStateCode, type ArkInfo as ArkInfoMessage, type PpmExpiryFeeEntry, type RoundEvent as RoundEventMessage,
   type RoundParticipationStatusResponse,
 } from "./gen/bark_server.js";
 import { MailboxMessage as MailboxMessageCodec } from "./gen/mailbox_server.js";
@@ -122,4 +124,17 @@ export function roundParticipationStatusOf(res: RoundParticipationStatusResponse
     outputVtxos: res.outputVtxos,
     ...(res.unlockPreimage ? { unlockPreimage: res.unlockPreimage } : {}),
   };
+}
+
+const SPEND_STATES: Readonly<Record<number, VtxoSpendState>> = {
+  [VtxoSpendStateCode.VTXO_SPEND_STATE_SPENDABLE]: "spendable",
+  [VtxoSpendStateCode.VTXO_SPEND_STATE_SPENT]: "spent",
+  [VtxoSpendStateCode.VTXO_SPEND_STATE_UNCLAIMED]: "unclaimed",
+  [VtxoSpendStateCode.VTXO_SPEND_STATE_UNREGISTERED]: "unregistered",
+  [VtxoSpendStateCode.VTXO_SPEND_STATE_HTLC_RECV_UNCLAIMED]: "htlc-recv-unclaimed",
+};
+
+/** The port's spend state of a `VtxoSpendState` code; the zero value and codes our `.proto` lacks are `unspecified`. */
+export function vtxoSpendStateOf(code: number): VtxoSpendState {
+  return SPEND_STATES[code] ?? "unspecified";
 }

@@ -8,11 +8,11 @@ import type {
   BoardCosignResponse, LeafVtxoCosignRequest, LeafVtxoCosignResponse, MailboxPage, MailboxReadRequest, MailboxSubscription,
   MailboxSubscriptionRequest, RecoveryIdsPost, FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
   RoundSubscription, RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
-  FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus,
+  FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus, VtxoSpendState,
 } from "@tender/ark-protocol/server";
 import { ArkServerNotFoundError } from "@tender/ark-protocol/server";
 import { ArkServerClient, type ArkServerClientOptions, type ServerSession } from "./client.js";
-import { arkSessionOf, mailboxMessageOf, roundEventOf, roundParticipationStatusOf } from "./domain-mapping.js";
+import { arkSessionOf, mailboxMessageOf, roundEventOf, roundParticipationStatusOf, vtxoSpendStateOf } from "./domain-mapping.js";
 import { serverNetworkOf } from "./networks.js";
 
 const output = (o: { amount: bigint; policy: Uint8Array }) => ({ totalAmount: o.amount, policy: o.policy });
@@ -80,6 +80,14 @@ export class GrpcArkServer implements ArkServer {
 
   async postRecoveryVtxoIds(p: RecoveryIdsPost): Promise<void> {
     await this.client.mailbox("postRecoveryVtxoIds", { mailboxId: p.mailboxId, vtxoIds: [...p.vtxoIds], authorization: p.authorization });
+  }
+
+  async getVtxo(vtxoId: Uint8Array): Promise<Uint8Array> {
+    return (await this.client.ark("getVtxo", { vtxoId })).vtxo;
+  }
+
+  async getVtxoStatus(vtxoId: Uint8Array, attestation: Uint8Array): Promise<VtxoSpendState> {
+    return vtxoSpendStateOf((await this.client.ark("getVtxoStatus", { vtxoId, attestation })).spendState);
   }
 
   async requestBoardCosign(r: BoardCosignRequest): Promise<BoardCosignResponse> {

@@ -6,6 +6,7 @@ import type {
   RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "./round-messages.js";
 import type { FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest } from "./offboard-messages.js";
+import type { VtxoSpendState } from "./vtxo-queries.js";
 import type { FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus } from "./lightning-messages.js";
 
 /**
@@ -36,6 +37,10 @@ export interface ArkServer {
   subscribeMailbox(request: MailboxSubscriptionRequest): MailboxSubscription;
   /** Backs VTXO ids up in a recovery mailbox. */
   postRecoveryVtxoIds(post: RecoveryIdsPost): Promise<void>;
+  /** The full VTXO (encoded) the server stores under this 36-byte id; an unknown id throws the not-found error. */
+  getVtxo(vtxoId: Uint8Array): Promise<Uint8Array>;
+  /** The server's spend state of a user VTXO, proved to be asked by its owner with a `VtxoStatusAttestation` (64-byte signature). */
+  getVtxoStatus(vtxoId: Uint8Array, attestation: Uint8Array): Promise<VtxoSpendState>;
   /** Asks the server to co-sign a board's exit transaction. */
   requestBoardCosign(request: BoardCosignRequest): Promise<BoardCosignResponse>;
   /** Registers a board VTXO once its funding transaction has the confirmations the server requires (idempotent). */

@@ -9,6 +9,7 @@ export type * from "./mailbox-messages.js";
 export type * from "./cosign-requests.js";
 export type * from "./round-messages.js";
 export type * from "./offboard-messages.js";
+export type * from "./vtxo-queries.js";
 export type * from "./lightning-messages.js";
 export type { ArkServer, ArkServerConnector, ArkServerLogger, ArkServerOptions } from "./ark-server.js";
 export * from "./errors.js";
