@@ -69,6 +69,11 @@ function checkShape(op: FuzzOperation | undefined, res: RawResponse, wire: { met
     if (res.body.length) push("405-body", `405 with a body: ${text.slice(0, 200)}`);
     return;
   }
+  if (s === 308) {
+    // barkd's permanent redirects (the deprecated exit listing) carry a Location and no body
+    if (res.body.length) push("308-body", `308 with a body: ${text.slice(0, 200)}`);
+    return;
+  }
   if (s === 200 && op?.path === "/ping") {
     if (text !== "pong" || !isText(res)) push("ping", `ping answered ${contentType(res)} ${JSON.stringify(text.slice(0, 100))}`);
     return;
