@@ -5,7 +5,14 @@
  * port `@tender/ark-protocol/server`, opened through {@link ArkServerConnectorService}.
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
-export { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "./daemon/services.js";
+export {
+  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
+  VtxoStoreService,
+} from "./daemon/services.js";
+export { RecoveryContributors, type RecoveryContributor } from "./daemon/recovery/recovery-contributors.js";
+export { RecoveryReport, type RecoveryOutcome } from "./daemon/recovery/recovery-report.js";
+export { recoverFromSeed, RECOVERY_RETRIES, type SeedRecoveryPorts } from "./daemon/recovery/seed-recovery.js";
+export { matchOwners, RECOVERY_GAP_LIMIT } from "./daemon/recovery/owner-matching.js";
 export { VtxoLocks } from "./daemon/vtxos/vtxo-locks.js";
 export { MailboxHandlers, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
 export { KeptMailboxMessages, type KeptMailboxMessage } from "./daemon/mailbox/kept-messages.js";

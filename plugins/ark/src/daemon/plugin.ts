@@ -1,4 +1,4 @@
-import { ActionEngine, ChainSourceService, Database, WalletReady, WalletSession, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceService, Database, WalletLoaded, WalletReady, WalletSession, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
@@ -14,8 +14,14 @@ import { KeptMailboxMessages } from "./mailbox/kept-messages.js";
 import { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
+import { RecoveryContributors } from "./recovery/recovery-contributors.js";
+import { recoverFromSeed } from "./recovery/seed-recovery.js";
+import { writeMailboxCheckpoint } from "./connection/server-pins.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
-import { ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "./services.js";
+import {
+  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
+  VtxoStoreService,
+} from "./services.js";
 import { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import { VtxoStore } from "./vtxos/vtxo-store.js";
 
@@ -43,7 +49,7 @@ export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService],
+  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService],
   consumes: [
     SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, WalletSettingsService,
     ChainSourceService,
@@ -109,6 +115,24 @@ export const arkPlugin = definePlugin({
       },
       // waits for a message being processed, before the connection closes and the database with it
       dispose: (m) => m.unsubscribe(),
+    });
+
+    // A wallet just created (with or without a mnemonic, as barkd) is rebuilt from its recovery
+    // mailbox while it loads, so `POST /wallet/create` answers with its VTXOs there. It runs while
+    // no mailbox message is processed, and moves the mailbox checkpoint before the first sync.
+    const recoveryContributors = new RecoveryContributors();
+    ctx.provide(RecoveryContributorsService, recoveryContributors);
+    ctx.events.on(WalletLoaded, async () => {
+      if (walletKeys.current?.createdNow !== true) return;
+      try {
+        const [server, arkKeys, source, consumer] = await Promise.all([connection.get(), keys.get(), chain.get(), mailbox.get()]);
+        await consumer.exclusive(() => recoverFromSeed({
+          server, keys: arkKeys, chain: source, vtxos, contributors: recoveryContributors, logger: ctx.logger,
+          storeCheckpoint: (cp) => writeMailboxCheckpoint(db, cp),
+        }));
+      } catch (e) {
+        ctx.logger.error(`VTXO recovery from the recovery mailbox failed; funds may be missing from this wallet until recovery succeeds: ${e instanceof Error ? e.message : String(e)}`);
+      }
     });
 
     const session = ctx.container.resolve(WalletSession);

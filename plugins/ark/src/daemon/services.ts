@@ -3,6 +3,7 @@ import type { ArkServer, ArkServerConnector } from "@tender/ark-protocol/server"
 import type { ArkKeys } from "./keys/ark-keys.js";
 import type { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import type { MailboxSync } from "./mailbox/mailbox-sync.js";
+import type { RecoveryContributors } from "./recovery/recovery-contributors.js";
 import type { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
 
@@ -42,3 +43,9 @@ export const VtxoStoreService = defineService<VtxoStore>("ark.vtxo-store");
  * actions spend one VTXO.
  */
 export const VtxoLocksService = defineService<VtxoLocks>("ark.vtxo-locks");
+
+/**
+ * Extension point: what rails add to a wallet's recovery from its seed (the exits rail starts the
+ * exits of VTXOs recovery found exited on chain; every rail sees the report).
+ */
+export const RecoveryContributorsService = defineService<RecoveryContributors>("ark.recovery-contributors");

@@ -27,6 +27,12 @@ export interface WalletKeys {
   readonly master: BIP32Interface;
   /** The wallet's settings (`config.toml` with the environment's overrides); the same value `WalletSettingsService` provides. */
   readonly config: WalletSettings;
+  /**
+   * True when this load is the wallet's creation (`POST /wallet/create`, with or without a
+   * mnemonic): rails that rebuild state from the seed (the Ark rail's recovery) run then, while
+   * the wallet loads, so creation answers once they are done.
+   */
+  readonly createdNow?: boolean;
 }
 
 /**
@@ -212,7 +218,7 @@ export class WalletLifecycle {
       throw fail(e);
     }
     this.logSettingSources(resolved.file);
-    this.keys = { fingerprint, network: req.network, master, config: resolved.settings };
+    this.keys = { fingerprint, network: req.network, master, config: resolved.settings, createdNow: true };
     await this.session.load({ fingerprint, network: req.network, manualSync: resolved.settings.daemon_manual_sync });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };

@@ -104,6 +104,34 @@ export class ArkKeys {
     return [...this.byPubkey.keys()];
   }
 
+  /** The first VTXO key index never handed out: where a scan for the keys of a restored wallet starts. */
+  get nextUnusedIndex(): number {
+    return this.nextIndex;
+  }
+
+  /**
+   * Records every VTXO key index up to `index` as handed out (a restored wallet that found a VTXO
+   * of key `index` knows the keys before it were handed out too: the wallet hands them out in
+   * order). Indexes already recorded stay as they are.
+   */
+  revealUpTo(index: number): Promise<void> {
+    return this.lock.run(async () => {
+      if (index < this.nextIndex) return;
+      const em = this.db.em();
+      const branch = this.node().deriveHardened(0);
+      const known = new Set((await em.find(ArkKeyRow, { keyIndex: { $gte: this.nextIndex, $lte: index } })).map((r) => r.keyIndex));
+      const added: [string, number][] = [];
+      for (let i = this.nextIndex; i <= index; i++) {
+        const hex = toHex(branch.derive(i).publicKey);
+        if (!known.has(i)) em.create(ArkKeyRow, { keyIndex: i, pubkey: hex });
+        added.push([hex, i]);
+      }
+      await em.flush();
+      for (const [hex, i] of added) this.byPubkey.set(hex, i);
+      this.nextIndex = index + 1;
+    });
+  }
+
   /**
    * Finds the VTXO key of `pubkey` among the first `scanLimit` indexes (restores on a fresh
    * wallet of the same seed hand out no keys yet) and records it as handed out. Returns it, or

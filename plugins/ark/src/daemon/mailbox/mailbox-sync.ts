@@ -64,6 +64,15 @@ export class MailboxSync {
     return true;
   }
 
+  /**
+   * Runs `work` while no message is processed: a sync or a subscription message waits until it is
+   * done, and then reads the checkpoint `work` may have moved (a recovery from the seed moves it
+   * past the deliveries it already accounted for).
+   */
+  exclusive<T>(work: () => Promise<T>): Promise<T> {
+    return this.lock.run(work);
+  }
+
   /** Hands kept messages to the handlers of their kinds now (at wallet load; `sync()` does it first). */
   handOverKept(): Promise<void> {
     return this.lock.run(() => this.handOverKeptNow());
