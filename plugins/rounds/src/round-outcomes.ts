@@ -13,7 +13,11 @@ export class RoundOutcomes {
    * movement fails, together with the participation's status.
    */
   async fail(p: Participation, error: string): Promise<Participation> {
-    if (p.status === "forfeiting") throw new Error(`participation ${p.id} sent its forfeits: it cannot fail`);
+    const stored = await this.store.get(p.id);
+    if (stored?.status === "failed" || stored?.status === "canceled") return stored;
+    for (const s of [p.status, stored?.status]) {
+      if (s === "forfeiting" || s === "done") throw new Error(`participation ${p.id} ${s === "done" ? "is done" : "sent its forfeits"}: it cannot fail`);
+    }
     this.logger.warn(`round participation ${p.id} failed: ${error}`);
     return this.ports.transaction(async () => {
       // released whatever the row says: a crash may have left a lock the row does not record yet

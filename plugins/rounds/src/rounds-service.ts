@@ -248,23 +248,34 @@ export class RoundsService {
    */
   async reconcile(): Promise<void> {
     for (const p of await this.store.active()) {
-      await this.locks.run(p.id, async () => {
-        let q = p;
-        if (q.inputsLocked) {
-          try {
-            await this.ports.vtxos.release(lockOwner(q.id));
-            await this.ports.vtxos.lock(q.inputs, lockOwner(q.id));
-          } catch (e) {
-            if (!(e instanceof VtxoNotSpendableError) || q.status === "forfeiting") throw e;
-            if (q.movementId === null) q = await this.withMovement(q);
-            await this.outcomes.fail(q, `failed to lock input VTXOs: ${errorText(e)}`);
-            return;
-          }
-        }
-        if (q.movementId === null) await this.withMovement(q);
-      });
+      try {
+        await this.reconcileOne(p);
+      } catch (e) {
+        // one participation that cannot be set right now must not keep the others from resuming
+        this.logger.warn(`round participation ${p.id}: resuming it failed, the next sync tries again: ${errorText(e)}`);
+      }
       await this.hooks.track?.(p.id);
     }
+  }
+
+  private async reconcileOne(p: Participation): Promise<void> {
+    await this.locks.run(p.id, async () => {
+      // as stored now: a sync may have moved it on since the list was read
+      let q = (await this.store.get(p.id))!;
+      if (FINAL_STATUSES.includes(q.status)) return;
+      if (q.inputsLocked) {
+        try {
+          await this.ports.vtxos.release(lockOwner(q.id));
+          await this.ports.vtxos.lock(q.inputs, lockOwner(q.id));
+        } catch (e) {
+          if (!(e instanceof VtxoNotSpendableError) || q.status === "forfeiting") throw e;
+          if (q.movementId === null) q = await this.withMovement(q);
+          await this.outcomes.fail(q, `failed to lock input VTXOs: ${errorText(e)}`);
+          return;
+        }
+      }
+      if (q.movementId === null) await this.withMovement(q);
+    });
   }
 
   /** `pending_in_round_sat`: the outputs of participations whose inputs are held for a round. */

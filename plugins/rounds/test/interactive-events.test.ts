@@ -1,0 +1,131 @@
+import { expect } from "chai";
+import { ISSUED, ev, notFound, rig, type Rig } from "./fakes.js";
+import type { RoundsService } from "../src/rounds-service.js";
+
+/** An interactive refresh of two fresh inputs, stored and tracked (status pending). */
+async function explicitRefresh(r: Rig, s: RoundsService): Promise<{ id: number; inputs: string[] }> {
+  const inputs = [r.vtxos.add(60_000n), r.vtxos.add(40_000n)];
+  const prepared = (await s.prepare(inputs))!;
+  const p = await s.createInteractive(prepared, "explicit");
+  return { id: p.id, inputs };
+}
+
+describe("interactive participations and the round events (ordering rules, lost views of the round), over fakes", () => {
+  let r: Rig;
+  let s: RoundsService;
+  beforeEach(async () => {
+    r = await rig();
+    s = r.service();
+  });
+  afterEach(() => r.db.close());
+
+  const status = async (id: number) => (await r.store.get(id))!;
+
+  it("joins only a round's first attempt, ignores older rounds and attempts, signs its attempt's proposal once, resubmits on a later attempt", async () => {
+    const { id } = await explicitRefresh(r, s);
+    await s.onRoundEvent(ev.attempt(5, 1), false);
+    expect((await status(id)).status, "a later attempt is never joined fresh").to.equal("pending");
+    await s.onRoundEvent(ev.attempt(6, 0), false);
+    expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 6n, attemptSeq: 0n, unlockHash: "11".repeat(32) });
+    for (const e of [ev.attempt(5, 0), ev.proposal(5, 0), ev.failed(5), ev.finished(5, 0)]) await s.onRoundEvent(e, false);
+    expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 6n });
+    expect(r.submitted).to.have.length(1);
+    await s.onRoundEvent(ev.proposal(6, 0), false);
+    await s.onRoundEvent(ev.proposal(6, 0), false);
+    expect(r.signatures, "signed once").to.equal(1);
+    await s.onRoundEvent(ev.attempt(6, 1), false);
+    expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 6n, attemptSeq: 1n });
+    expect(r.submitted, "fresh keys and nonces for the new attempt").to.have.length(2);
+    await s.onRoundEvent(ev.proposal(6, 0), false);
+    expect(r.signatures, "the old attempt's proposal is not signed").to.equal(1);
+    expect(r.statusCalls).to.equal(0);
+  });
+
+  it("fails when its round fails, or finishes before it signed, once the server confirms it issued nothing: inputs back to spendable, movement failed", async () => {
+    for (const end of [ev.failed(6), ev.finished(6, 0), ev.attempt(7, 0)]) {
+      const { id, inputs } = await explicitRefresh(r, s);
+      await s.onRoundEvent(ev.attempt(6, 0), false);
+      await s.onRoundEvent(end, false);
+      const p = await status(id);
+      expect(p.status, `after ${end.kind} of round ${end.roundSeq}`).to.equal("failed");
+      expect(p.error).to.equal("round 6 ended without our participation");
+      expect(inputs.map((i) => r.vtxos.state(i))).to.deep.equal(["spendable", "spendable"]);
+      expect(r.movements.get(p.movementId!)!.status).to.equal("failed");
+    }
+    expect(r.statusCalls, "the server was asked each time").to.equal(3);
+  });
+
+  it("takes the outputs the server says its round issued when the stream went on to a later round after it signed", async () => {
+    const { id, inputs } = await explicitRefresh(r, s);
+    await s.onRoundEvent(ev.attempt(6, 0), false);
+    await s.onRoundEvent(ev.proposal(6, 0), false);
+    r.status = async () => ISSUED;
+    await s.onRoundEvent(ev.attempt(7, 0), false);
+    const p = await status(id);
+    expect(p).to.deep.include({ status: "finished", fundingTxid: "ff".repeat(32), inputsLocked: true });
+    expect(inputs.map((i) => r.vtxos.state(i))).to.deep.equal([`locked by round.${id}`, `locked by round.${id}`]);
+    expect(r.movements.get(p.movementId!)!.fundingTxid).to.equal("ff".repeat(32));
+    expect(r.submitted, "not resubmitted to the later round").to.have.length(1);
+  });
+
+  it("a server that cannot be asked leaves the participation as it is; the next event asks again", async () => {
+    const { id } = await explicitRefresh(r, s);
+    await s.onRoundEvent(ev.attempt(6, 0), false);
+    r.status = async () => { throw new Error("UNAVAILABLE"); };
+    await s.onRoundEvent(ev.failed(6), false);
+    expect((await status(id)).status).to.equal("submitted");
+    r.status = async () => { throw notFound(); };
+    await s.onRoundEvent(ev.attempt(7, 0), false);
+    expect((await status(id)).status).to.equal("failed");
+  });
+
+  it("keeps a signed attempt when sending the signatures failed: the round's end decides", async () => {
+    const { id } = await explicitRefresh(r, s);
+    await s.onRoundEvent(ev.attempt(6, 0), false);
+    r.ports.server.provideVtxoSignatures = async () => { throw new Error("connection reset"); };
+    await s.onRoundEvent(ev.proposal(6, 0), false);
+    expect((await status(id)).status).to.equal("submitted");
+    await s.onRoundEvent(ev.finished(6, 0), false);
+    expect(await status(id)).to.deep.include({ status: "finished", fundingTxid: "ff".repeat(32) });
+  });
+
+  describe("after a restart (joined by an earlier process, no secrets)", () => {
+    it("waits out its round, then goes back to pending when the server issued nothing, and joins the next round's first attempt", async () => {
+      const { id, inputs } = await explicitRefresh(r, s);
+      await s.onRoundEvent(ev.attempt(6, 0), false);
+      const restarted = r.service();
+      for (const e of [ev.proposal(6, 0), ev.attempt(6, 1)]) await restarted.onRoundEvent(e, false);
+      expect((await status(id)).status, "its round still runs").to.equal("submitted");
+      expect(r.statusCalls).to.equal(0);
+      await restarted.onRoundEvent(ev.finished(6, 1), false);
+      expect(await status(id)).to.deep.include({ status: "pending", roundSeq: null, unlockHash: null, inputsLocked: true });
+      expect(inputs.map((i) => r.vtxos.state(i)), "inputs still held").to.deep.equal([`locked by round.${id}`, `locked by round.${id}`]);
+      await restarted.onRoundEvent(ev.attempt(7, 0), false);
+      expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 7n });
+    });
+
+    it("joins the next round's first attempt in the same event when the first event it sees is that attempt", async () => {
+      const { id } = await explicitRefresh(r, s);
+      await s.onRoundEvent(ev.attempt(6, 0), false);
+      await r.service().onRoundEvent(ev.attempt(9, 0), false);
+      expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 9n });
+      expect(r.submitted).to.have.length(2);
+    });
+
+    it("takes issued outputs from the replayed finished event, or from a sync, instead of resubmitting", async () => {
+      const a = await explicitRefresh(r, s);
+      const b = await explicitRefresh(r, s);
+      await s.onRoundEvent(ev.attempt(6, 0), false);
+      expect([(await status(a.id)).status, (await status(b.id)).status]).to.deep.equal(["submitted", "submitted"]);
+      r.status = async () => ISSUED;
+      const restarted = r.service();
+      // the sync path: no event seen yet
+      expect((await restarted.sync(b.id)).status).to.equal("unconfirmed");
+      expect((await status(b.id)).status).to.equal("finished");
+      // the replayed last event of its round
+      await restarted.onRoundEvent(ev.finished(6, 0), false);
+      expect((await status(a.id)).status).to.equal("finished");
+      expect(r.submitted).to.have.length(2);
+    });
+  });
+});
