@@ -17,6 +17,7 @@ import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
 import { RecoveryContributors } from "./recovery/recovery-contributors.js";
 import { recoverFromSeed } from "./recovery/seed-recovery.js";
 import { writeMailboxCheckpoint } from "./connection/server-pins.js";
+import { messageRoutes } from "./routes/message-routes.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
 import {
   ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
@@ -201,7 +202,7 @@ export const arkPlugin = definePlugin({
       return {};
     });
     ctx.get(BalanceContributorsService).contribute("spendable_sat", ctx.name, async () => (await vtxos.balance()).spendableSat);
-    for (const r of walletRoutes({ rail, vtxos, connection, mailbox, syncAll })) ctx.route(r);
+    for (const r of [...walletRoutes({ rail, vtxos, connection, mailbox, syncAll }), ...messageRoutes(() => keys.get())]) ctx.route(r);
   },
 });
 
