@@ -8,3 +8,4 @@ export * as arkServer from "./ark-server/index.js";
 export { startArkServer, ArkServer, type RunningArkServer, type StartArkServerOptions } from "./ark-server/index.js";
 export { startDevnetWithArk, type DevnetWithArk } from "./ark-server/devnet-with-ark.js";
 export type { ArkServerProfile } from "./ark-server/server-config.js";
+export * as lightning from "./lightning/index.js";

@@ -36,6 +36,8 @@ import { DelegatedParticipations, type ParticipationStatusData, type RoundPartic
 import type { SubmitPaymentData } from "./rounds/round-payments.js";
 import { OffboardService, type FinishOffboardData, type PrepareOffboardData, type PreparedOffboardData } from "./offboard/offboard-service.js";
 import { WalletCoinHolds } from "./wallet-coin-holds.js";
+import { LightningSendService } from "./lightning/lightning-send-service.js";
+import type { LightningBackend } from "../lightning/lightning-backend.js";
 
 /** Options of {@link ArkServer.open}. */
 export interface ArkServerOptions {
@@ -52,6 +54,8 @@ export interface ArkServerOptions {
   readonly logger?: Logger;
   /** Clock for mailbox authorizations (unix seconds). */
   readonly nowSecs?: () => bigint;
+  /** The Lightning node the server pays through; without one the Lightning RPCs answer UNAVAILABLE. */
+  readonly lightning?: LightningBackend;
 }
 
 /** bark releases the handshake recognizes; any other `bark_version` gets an update PSA, not a refusal. */
@@ -84,8 +88,10 @@ export class ArkServer {
   readonly delegated: DelegatedParticipations;
   /** Offboard sessions, finished offboards and their background task. */
   readonly offboards: OffboardService;
+  /** Lightning send: HTLC cosigning, payment attempts, revocations. */
+  readonly lightningSend: LightningSendService;
 
-  private constructor(readonly ctx: ServerContext) {
+  private constructor(readonly ctx: ServerContext, lightning?: LightningBackend) {
     this.boards = new BoardService(ctx);
     this.arkoor = new ArkoorService(ctx);
     this.vtxos = new VtxoRegistry(ctx);
@@ -97,6 +103,7 @@ export class ArkServer {
     this.rounds = new RoundCoordinator(ctx, this.roundStore, this.harkSwap, this.delegated, this.mailbox);
     this.offboards = new OffboardService(ctx, this.roundStore);
     ctx.walletCoinHolds.add(() => this.offboards.heldWalletCoins());
+    this.lightningSend = new LightningSendService(ctx, this.arkoor, this.mailbox, lightning);
   }
 
   /** Opens the database (creating the server seed on first start) and builds the server. */
@@ -120,9 +127,10 @@ export class ArkServer {
         return settings.current;
       },
       settings, keys, store, chain, locks: new VtxoFluxLocks(), walletCoinHolds: new WalletCoinHolds(), logger, nowSecs,
-    });
+    }, opts.lightning);
     server.rounds.start();
     server.offboards.start();
+    server.lightningSend.start();
     return server;
   }
 
@@ -133,6 +141,7 @@ export class ArkServer {
   /** Stops the round coordinator (a running attempt is abandoned), ends subscriptions and closes the database. */
   async close(): Promise<void> {
     await this.offboards.stop();
+    await this.lightningSend.stop();
     await this.rounds.stop();
     this.mailbox.close();
     await this.ctx.store.close();

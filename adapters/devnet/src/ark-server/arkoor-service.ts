@@ -79,12 +79,26 @@ interface DecodedPart {
 
 const U64_MAX = (1n << 64n) - 1n;
 
+/**
+ * How a cosign request is checked, for the flows built on arkoor: a payment (the default) spends
+ * `pubkey` VTXOs within the exit-depth and dust-mix rules; a Lightning-send revocation spends the
+ * HTLC-send VTXOs, one output per input, exempt from both rules.
+ */
+export interface ArkoorRules {
+  readonly inputs?: "pubkey" | "htlc-send";
+  readonly exitDepthLimit?: boolean;
+  readonly dustMixRule?: boolean;
+  readonly onePerInput?: boolean;
+  /** Runs under the inputs' locks, right before the spend is recorded (a last check of the flow). */
+  readonly beforeRecord?: () => Promise<void>;
+}
+
 /** The server's arkoor co-signing. */
 export class ArkoorService {
   constructor(private readonly ctx: ServerContext) {}
 
   /** `RequestArkoorCosign`. */
-  async requestArkoorCosign(parts: readonly ArkoorCosignPartRequest[]): Promise<ArkoorCosignPartResponse[]> {
+  async requestArkoorCosign(parts: readonly ArkoorCosignPartRequest[], rules: ArkoorRules = {}): Promise<ArkoorCosignPartResponse[]> {
     const decoded = parts.map((p) => this.decodePart(p));
     const dup = decoded.find((d, k) => decoded.findIndex((e) => e.id === d.id) !== k);
     if (dup) throw new BadUserInputError(`duplicate input vtxo ${dup.id}`, undefined, [dup.id]);
@@ -93,14 +107,21 @@ export class ArkoorService {
     if (missing.length) throw new NotFoundError("input vtxo not found", missing);
     const inputs = stored.map((s) => vtxoFromBytes(s!.bytes));
     for (const v of inputs) {
-      if (v.policy.type === "server-htlc-send") throw new BadUserInputError("server htlc send vtxo not supported");
-      if (v.policy.type === "server-htlc-receive") throw new BadUserInputError("server htlc recv vtxo not supported");
+      const htlcSend = v.policy.type === "server-htlc-send" || v.policy.type === "server-htlc-send-v1";
+      if (rules.inputs === "htlc-send" && !htlcSend) throw new BadUserInputError("all inputs must be HTLC-send VTXOs");
+      if (rules.inputs !== "htlc-send" && htlcSend) throw new BadUserInputError("server htlc send vtxo not supported");
+      if (v.policy.type === "server-htlc-receive" || v.policy.type === "server-htlc-receive-v1") throw new BadUserInputError("server htlc recv vtxo not supported");
     }
     if (parts.length === 0 || parts.some((p) => !p.useCheckpoint)) throw new BadUserInputError("should use arkoor checkpoints");
 
     const built = decoded.map((d, i) => this.checkPart(i, d, inputs[i]!));
     const { maxVtxoExitDepth, maxArkoorFanout } = this.ctx.config;
-    decoded.forEach((d, i) => {
+    if (rules.onePerInput) {
+      decoded.forEach((d) => {
+        if (d.normal.length + d.isolated.length !== 1) throw new BadUserInputError(`expected exactly one output for input ${d.id}`);
+      });
+    }
+    if (rules.exitDepthLimit !== false) decoded.forEach((d, i) => {
       const depth = inputs[i]!.genesis.length;
       if (depth >= maxVtxoExitDepth) {
         throw new BadUserInputError(`input vtxo ${d.id} exit depth ${depth} meets or exceeds the maximum of ${maxVtxoExitDepth}; refresh the VTXO in a round to reset its exit depth`, undefined, [d.id]);
@@ -110,7 +131,7 @@ export class ArkoorService {
       const n = d.normal.length + d.isolated.length;
       if (n > maxArkoorFanout) throw new BadUserInputError(`too many outputs for input ${d.id}: ${n} (max is ${maxArkoorFanout})`);
     });
-    decoded.forEach((d) => {
+    if (rules.dustMixRule !== false) decoded.forEach((d) => {
       for (const list of [d.normal, d.isolated]) {
         const dust = list.some((o) => o.amount < VTXO_DUST_SAT);
         const large = list.some((o) => o.amount >= 2n * VTXO_DUST_SAT);
@@ -122,6 +143,7 @@ export class ArkoorService {
     try {
       return await this.ctx.locks.with(ids, async () => {
         await this.checkSpendable(built);
+        await rules.beforeRecord?.();
         await this.recordSpend(built);
         this.ctx.logger.debug(`arkoor cosign: ${ids.join(", ")} → ${built.map((p) => txidHex(p.checkpointTx!)).join(", ")}`);
         return built.map((p, k) => this.sign(p, decoded[k]!.nonces));

@@ -19,6 +19,8 @@ import { startDevnet, type Devnet, type StartDevnetOptions } from "../devnet.js"
 import { toHex } from "@tender/ark-protocol";
 import { arkControlRoutes } from "./ark-control-routes.js";
 import { startArkServer, type RunningArkServer, type StartArkServerOptions } from "./start-ark-server.js";
+import { SimulatedLightningNetwork, type SimulatedRouting } from "../lightning/simulated-network.js";
+import { lnControlRoutes } from "../lightning/ln-control-routes.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
 export interface StartDevnetWithArkOptions extends StartDevnetOptions {
@@ -28,6 +30,8 @@ export interface StartDevnetWithArkOptions extends StartDevnetOptions {
    * (confirmed by one block mined right away); default 1 BTC, 0 = do not fund.
    */
   readonly fundServerWalletSat?: bigint;
+  /** Routing of the simulated Lightning network the server pays through. */
+  readonly lightningRouting?: Partial<SimulatedRouting>;
 }
 
 /** Default funding of the server wallet. */
@@ -42,12 +46,21 @@ export interface DevnetWithArk extends Devnet {
   readonly arkAdminUrl: string;
   /** Base URL of the Ark server's controls (`<control>/ark`). */
   readonly arkControlUrl: string;
+  /** The simulated Lightning network (the server's node and an external payee). */
+  readonly lightning: SimulatedLightningNetwork;
+  /** Base URL of its controls (`<control>/ln`). */
+  readonly lnControlUrl: string;
 }
 
-/** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`. */
-export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl">): { ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string } {
+/** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls and the payee's node id). */
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl">>): {
+  ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string; lightning?: { control: string; network: string; payee_node_id: string };
+} {
   const { ark } = devnet;
-  return { ark: ark.url, ark_admin: ark.adminUrl, ark_control: devnet.arkControlUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey) };
+  return {
+    ark: ark.url, ark_admin: ark.adminUrl, ark_control: devnet.arkControlUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey),
+    ...(devnet.lightning && devnet.lnControlUrl ? { lightning: { control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId) } } : {}),
+  };
 }
 
 /**
@@ -55,21 +68,24 @@ export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUr
  * one is given), and funds an empty server wallet from the faucet.
  */
 export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}): Promise<DevnetWithArk> {
-  const { ark: arkOptions, fundServerWalletSat, ...devnetOptions } = options;
+  const { ark: arkOptions, fundServerWalletSat, lightningRouting, ...devnetOptions } = options;
   const devnet = await startDevnet(devnetOptions);
   const arkDir = options.datadir ?? (arkOptions?.database ? undefined : await mkdtemp(join(tmpdir(), "tender-devnet-ark-")));
   const removeTempDir = async () => {
     if (arkDir !== undefined && arkDir !== options.datadir) await rm(arkDir, { recursive: true, force: true });
   };
+  const lightning = new SimulatedLightningNetwork({ tipHeight: () => devnet.node.tipHeight(), ...(lightningRouting ? { routing: lightningRouting } : {}) });
   let ark: RunningArkServer;
   try {
-    ark = await startArkServer({ ...arkOptions, node: devnet.node, ...(arkDir !== undefined ? { datadir: arkDir } : {}) });
+    ark = await startArkServer({ lightning, ...arkOptions, node: devnet.node, ...(arkDir !== undefined ? { datadir: arkDir } : {}) });
   } catch (e) {
+    lightning.close();
     await devnet.stop();
     await removeTempDir();
     throw e;
   }
   const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark));
+  const lnControlUrl = devnet.mountControl("/ln", lnControlRoutes(lightning));
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
   if (funding > 0n && (await ark.server.walletStatus()).totalBalance === 0n) {
     await ark.server.wallet.fundFromFaucet(funding);
@@ -81,8 +97,11 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     arkUrl: ark.url,
     arkAdminUrl: ark.adminUrl,
     arkControlUrl,
+    lightning,
+    lnControlUrl,
     stop: async () => {
       await ark.stop();
+      lightning.close();
       await devnet.stop();
       await removeTempDir();
     },

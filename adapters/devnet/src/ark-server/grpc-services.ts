@@ -4,7 +4,7 @@
  *
  * | Service | Implemented | Answered UNIMPLEMENTED / UNAVAILABLE |
  * |---|---|---|
- * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos), offboards (PrepareOffboard, FinishOffboard) | Lightning |
+ * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos), offboards (PrepareOffboard, FinishOffboard), Lightning send (RequestLightningPayHtlcCosign, InitiateLightningPayment, CheckLightningPayment, RequestLightningPayHtlcRevocation, FetchBolt12Invoice) | Lightning receive |
  * | `mailbox_server.MailboxService` | all four | — |
  * | `grpc.health.v1.Health` | Check (SERVING) | Watch |
  * | admin: `WalletAdminService`, `BanAdminService`, `RoundAdminService` | all | — |
@@ -47,6 +47,10 @@ import {
   type VtxoSignaturesRequest,
   type PrepareOffboardRequest,
   type FinishOffboardRequest,
+  type LightningPayHtlcCosignRequest,
+  type InitiateLightningPaymentRequest,
+  type CheckLightningPaymentRequest,
+  type FetchBolt12InvoiceRequest,
 } from "@tender/ark-grpc";
 import type { RoundEvent } from "@tender/ark-protocol/server";
 import { encodeOutPoint, parseOutPoint, type FeeSchedule } from "@tender/ark-protocol";
@@ -104,6 +108,8 @@ export function mailboxMessage(m: MailboxMessageData): MailboxMessage {
     case "round-participation-completed":
       // payment_hashes carries the unlock hash too, for wallets older than 0.1.2
       return { checkpoint: m.checkpoint, message: { $case: "roundParticipationCompleted", value: { paymentHashes: [m.unlockHash], unlockHash: m.unlockHash } } };
+    case "lightning-send-finished":
+      return { checkpoint: m.checkpoint, message: { $case: "lightningSendFinished", value: { paymentHash: m.paymentHash, preimage: m.preimage } } };
   }
 }
 
@@ -122,6 +128,18 @@ export function roundEventMessage(e: RoundEvent): RoundEventMessage {
 }
 
 const empty = {};
+
+/** The parts of an arkoor-shaped cosign request as plain data. */
+function cosignParts(req: { parts: ArkoorPackageCosignRequest["parts"] }) {
+  return req.parts.map((p) => ({
+    inputVtxoId: p.inputVtxoId,
+    outputs: p.outputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
+    isolatedOutputs: p.isolatedOutputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
+    userPubNonces: p.userPubNonces,
+    useCheckpoint: p.useCheckpoint,
+    attestation: p.attestation,
+  }));
+}
 
 /** The public services (ArkService, MailboxService, Health). */
 export function publicServices(server: ArkServer, logger: Logger, shutdown: AbortSignal): ServiceBinding[] {
@@ -148,16 +166,28 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
       return empty;
     }),
     requestArkoorCosign: unary("RequestArkoorCosign", logger, async (req: ArkoorPackageCosignRequest) => ({
-      parts: await server.requestArkoorCosign(
-        req.parts.map((p) => ({
-          inputVtxoId: p.inputVtxoId,
-          outputs: p.outputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
-          isolatedOutputs: p.isolatedOutputs.map((o) => ({ totalAmount: o.totalAmount, policy: o.policy })),
-          userPubNonces: p.userPubNonces,
-          useCheckpoint: p.useCheckpoint,
-          attestation: p.attestation,
-        })),
-      ),
+      parts: await server.requestArkoorCosign(cosignParts(req)),
+    })),
+    requestLightningPayHtlcCosign: unary("RequestLightningPayHtlcCosign", logger, async (req: LightningPayHtlcCosignRequest, ctx) => ({
+      parts: await server.lightningSend.requestHtlcCosign(cosignParts(req), readPver(ctx.metadata)),
+    })),
+    initiateLightningPayment: unary("InitiateLightningPayment", logger, async (req: InitiateLightningPaymentRequest, ctx) => {
+      await server.lightningSend.initiate(
+        { invoice: req.invoice, htlcVtxoIds: req.htlcVtxoIds, paymentAmountSat: req.paymentAmountSat, ...(req.mailboxId ? { mailboxId: req.mailboxId } : {}) },
+        readPver(ctx.metadata),
+      );
+      return empty;
+    }),
+    checkLightningPayment: unary("CheckLightningPayment", logger, async (req: CheckLightningPaymentRequest, ctx) => {
+      const s = await server.lightningSend.check(req.hash, req.wait, ctx.signal);
+      if (s.status === "success") return { paymentStatus: { $case: "success" as const, value: { preimage: s.preimage } } };
+      return { paymentStatus: s.status === "failed" ? { $case: "failed" as const, value: {} } : { $case: "pending" as const, value: {} } };
+    }),
+    requestLightningPayHtlcRevocation: unary("RequestLightningPayHtlcRevocation", logger, async (req: ArkoorPackageCosignRequest, ctx) => ({
+      parts: await server.lightningSend.requestRevocation(cosignParts(req), readPver(ctx.metadata)),
+    })),
+    fetchBolt12Invoice: unary("FetchBolt12Invoice", logger, async (req: FetchBolt12InvoiceRequest) => ({
+      invoice: await server.lightningSend.fetchBolt12Invoice(req.offer, req.amountSat),
     })),
     nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(server.nextRoundTime()) })),
     lastRoundEvent: unary("LastRoundEvent", logger, () => roundEventMessage(server.lastRoundEvent())),

@@ -33,7 +33,8 @@ export const MAX_MAILBOX_RECOVERY_IDS = 20;
 export type MailboxMessageData =
   | { checkpoint: bigint; kind: "arkoor"; vtxos: Uint8Array[] }
   | { checkpoint: bigint; kind: "recovery"; vtxoIds: Uint8Array[] }
-  | { checkpoint: bigint; kind: "round-participation-completed"; unlockHash: Uint8Array };
+  | { checkpoint: bigint; kind: "round-participation-completed"; unlockHash: Uint8Array }
+  | { checkpoint: bigint; kind: "lightning-send-finished"; paymentHash: Uint8Array; preimage?: Uint8Array };
 
 /** A page of `ReadMailbox`. */
 export interface MailboxPage {
@@ -88,6 +89,11 @@ function groupRows(rows: readonly MailboxRow[]): MailboxMessageData[] {
   for (const r of rows) {
     if (r.kind === "round-participation-completed") {
       out.push({ checkpoint: r.checkpoint, kind: r.kind, unlockHash: r.payload });
+      continue;
+    }
+    if (r.kind === "ln-send-done") {
+      const preimage = r.payload.length === 64 ? r.payload.slice(32) : undefined;
+      out.push({ checkpoint: r.checkpoint, kind: "lightning-send-finished", paymentHash: r.payload.slice(0, 32), ...(preimage ? { preimage } : {}) });
       continue;
     }
     const last = out[out.length - 1];
@@ -184,6 +190,13 @@ export class MailboxService {
   /** Tells a mailbox that the delegated participation with `unlockHash` is now in a round (once per unlock hash). */
   async postRoundParticipationCompleted(mailboxIdHex: string, unlockHash: Uint8Array): Promise<void> {
     const cp = await this.ctx.store.appendMailbox(mailboxIdHex, "round-participation-completed", [{ key: toHex(unlockHash), payload: unlockHash }]);
+    if (cp !== null) this.notifier.notify(mailboxIdHex);
+  }
+
+  /** Tells a mailbox that its Lightning payment with this hash ended (the preimage on success); once per payment attempt. */
+  async postLightningSendFinished(mailboxIdHex: string, paymentHash: Uint8Array, preimage: Uint8Array | undefined, attemptId: number): Promise<void> {
+    const payload = preimage ? Buffer.concat([paymentHash, preimage]) : paymentHash;
+    const cp = await this.ctx.store.appendMailbox(mailboxIdHex, "ln-send-done", [{ key: `${toHex(paymentHash)}:${attemptId}`, payload }]);
     if (cp !== null) this.notifier.notify(mailboxIdHex);
   }
 

@@ -11,6 +11,7 @@
 import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
+import { arkServerLightningMigration } from "./lightning/lightning-migration.js";
 
 /**
  * The captaind spend states this server uses (no Lightning or pool yet). `unclaimed`: a round
@@ -50,7 +51,7 @@ export interface MailboxRow {
 }
 
 /** Mailbox entry kinds this server posts. */
-export type MailboxKind = "arkoor" | "recovery" | "round-participation-completed";
+export type MailboxKind = "arkoor" | "recovery" | "round-participation-completed" | "ln-send-done";
 
 /** A VTXO to insert. */
 export interface NewVtxo {
@@ -145,7 +146,7 @@ export class ArkServerStore {
 
   /** Opens (and migrates) the store. */
   static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration] }, logger);
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration] }, logger);
     await db.open(location);
     return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
   }

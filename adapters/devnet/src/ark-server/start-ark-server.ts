@@ -22,6 +22,7 @@ import { ServerSettings } from "./server-settings.js";
 import type { ServerChain } from "./server-context.js";
 import type { DevnetNode } from "../node/devnet-node.js";
 import { adminServices, publicServices, type ServiceBinding } from "./grpc-services.js";
+import type { LightningBackend } from "../lightning/lightning-backend.js";
 
 /** Options of {@link startArkServer}. */
 export interface StartArkServerOptions {
@@ -42,6 +43,8 @@ export interface StartArkServerOptions {
   readonly overrides?: Partial<ArkServerConfig>;
   /** Receives one debug line per request. */
   readonly logger?: Logger;
+  /** The Lightning node the server pays through (kept across restarts, like a separate node). */
+  readonly lightning?: LightningBackend;
 }
 
 /**
@@ -115,6 +118,7 @@ async function openRun(opts: StartArkServerOptions, settings: ServerSettings, lo
     ...(opts.database !== undefined ? { database: opts.database } : {}),
     settings,
     logger,
+    ...(opts.lightning ? { lightning: opts.lightning } : {}),
   });
   const closing = new AbortController();
   let pub: { grpc: Server; url: string } | undefined;
