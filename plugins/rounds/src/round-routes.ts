@@ -74,7 +74,7 @@ export function roundRoutes(rounds: () => RoundsService): RouteDefinition[] {
     {
       method: "post", path: "/api/v1/wallet/refresh/all", operationId: "refresh_all", tag, requiresWallet: true,
       summary: "Refresh all VTXOs",
-      responses: { 200: ok, 500: e500 },
+      responses: { 200: ok, 400: e400, 500: e500 },
       handler: async () => (await rounds().refresh(await rounds().spendableIds())) ?? Promise.reject(noVtxos()),
     },
     {
