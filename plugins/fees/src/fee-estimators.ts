@@ -1,4 +1,4 @@
-import { defineService, type RouteDefinition, type z } from "@tender/core";
+import { defineService, type RouteDefinition, type RouteResponse, type z } from "@tender/core";
 import { AmountQuery, FeeEstimateResponse, MessageError } from "./schemas.js";
 
 /** An amount-based estimate in sats (the response's fields before JSON). */
@@ -18,6 +18,8 @@ interface EstimatorBase {
   /** barkd's operationId, e.g. `board_fee`. */
   readonly operationId: string;
   readonly summary: string;
+  /** Error answers besides the 500 (e.g. 400 for a bad address, 404 for an unknown VTXO), for the OpenAPI document. */
+  readonly errors?: Record<number, RouteResponse>;
 }
 
 /** barkd's usual estimate: `GET /api/v1/fees/<path>?amount_sat=N` → `FeeEstimateResponse`. */
@@ -30,6 +32,13 @@ export interface CustomFeeEstimator<Q> extends EstimatorBase {
   readonly query?: z.ZodType<Q>;
   readonly response: z.ZodType;
   estimate(query: Q): Promise<unknown>;
+}
+
+/** An estimate asked for with a JSON body (`POST /api/v1/fees/<path>`, barkd's offboard estimate). */
+export interface BodyFeeEstimator<B> extends EstimatorBase {
+  readonly body: z.ZodType<B>;
+  readonly response: z.ZodType;
+  estimate(body: B): Promise<unknown>;
 }
 
 /**
@@ -47,7 +56,7 @@ export class FeeEstimators {
   addAmountEstimate(e: AmountFeeEstimator): void {
     this.addRoute({
       ...this.base(e), query: AmountQuery,
-      responses: { 200: { description: "Returns the fee estimate", schema: FeeEstimateResponse }, 500: this.failure },
+      responses: { 200: { description: "Returns the fee estimate", schema: FeeEstimateResponse }, ...e.errors, 500: this.failure },
       handler: async ({ query }: { query: { amount_sat: bigint } }) => {
         const r = await e.estimate(query.amount_sat);
         return {
@@ -62,8 +71,17 @@ export class FeeEstimators {
   addCustomEstimate<Q>(e: CustomFeeEstimator<Q>): void {
     this.addRoute({
       ...this.base(e), ...(e.query ? { query: e.query } : {}),
-      responses: { 200: { description: "Returns the fee estimate", schema: e.response }, 500: this.failure },
+      responses: { 200: { description: "Returns the fee estimate", schema: e.response }, ...e.errors, 500: this.failure },
       handler: ({ query }: { query: Q }) => e.estimate(query),
+    });
+  }
+
+  /** Adds an estimate that takes a JSON body (POST). */
+  addBodyEstimate<B>(e: BodyFeeEstimator<B>): void {
+    this.addRoute({
+      ...this.base(e), method: "post", body: e.body,
+      responses: { 200: { description: "Returns the fee estimate", schema: e.response }, ...e.errors, 500: this.failure },
+      handler: ({ body }: { body: B }) => e.estimate(body),
     });
   }
 

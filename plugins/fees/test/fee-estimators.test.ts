@@ -36,3 +36,21 @@ describe("fee estimators (the fees plugin's extension point)", () => {
     expect(() => fees.addAmountEstimate({ ...e, path: "../wallet/send" })).to.throw("is not a lower-case path below /api/v1/fees/");
   });
 });
+
+describe("fee estimators with a JSON body", () => {
+  it("turns a body estimate into barkd's POST /api/v1/fees/<path> route with its body schema and documented errors", async () => {
+    const { z } = await import("@tender/core");
+    const routes: RouteDefinition[] = [];
+    const body = z.object({ address: z.string(), vtxos: z.array(z.string()) });
+    new FeeEstimators((r) => routes.push(r)).addBodyEstimate({
+      path: "offboard", operationId: "offboard_fee", summary: "Estimate offboard fee", body, response: z.object({ n: z.number() }),
+      errors: { 400: { description: "bad request" }, 404: { description: "unknown VTXO" } },
+      estimate: async (b) => ({ n: b.vtxos.length }),
+    });
+    const r = routes[0]!;
+    expect([r.method, r.path, r.operationId, r.requiresWallet]).to.deep.equal(["post", "/api/v1/fees/offboard", "offboard_fee", true]);
+    expect(Object.keys(r.responses)).to.deep.equal(["200", "400", "404", "500"]);
+    expect(r.body!.safeParse({ address: "a" }).success).to.equal(false);
+    expect(await r.handler({ params: {}, query: {}, body: { address: "a", vtxos: ["x", "y"] }, req: undefined as never, res: undefined as never })).to.deep.equal({ n: 2 });
+  });
+});
