@@ -1,8 +1,8 @@
 /**
  * `POST /api/v1/wallet/send` with Lightning destinations on the real daemon: a destination that
  * does not decode as a BOLT 11 invoice, BOLT 12 offer or LNURL is not a destination at all (400
- * with barkd's text), and only a valid one reaches the answer for a kind no rail pays (500 "not
- * available": tender has no Lightning rail yet).
+ * with barkd's text); a valid offer or LNURL reaches the answer for a kind no rail pays (500 "not
+ * available"), and a valid invoice reaches the lightning rail, which refuses one of another network.
  */
 import { expect } from "chai";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
@@ -44,8 +44,11 @@ describe("POST /wallet/send with Lightning destinations (decoded, as barkd does)
     }
   });
 
-  it("answers 500 not available for a valid invoice, offer and LNURL (no Lightning rail), and barkd's comment rule for invoices", async () => {
-    for (const destination of [invoice, offer, LNURL]) {
+  it("answers 500 not available for a valid offer and LNURL (no rail pays them), 500 for a mainnet invoice on regtest, and barkd's comment rule for invoices", async () => {
+    const mainnetInvoice = await send(invoice);
+    expect(mainnetInvoice.status).to.equal(500);
+    expect((mainnetInvoice.json as { message: string }).message).to.equal("Failed to pay lightning invoice: the invoice is for network bitcoin, the wallet is on regtest");
+    for (const destination of [offer, LNURL]) {
       const r = await send(destination);
       expect(r.status, destination).to.equal(500);
       expect(r.json, destination).to.deep.equal({ message: NOT_AVAILABLE });

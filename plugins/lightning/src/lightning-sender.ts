@@ -1,0 +1,137 @@
+import { randomUUID } from "node:crypto";
+import { ActionEngine, BadRequestError, InternalServerError } from "@tender/core";
+import {
+  estimateLightningSend, exitDepth, FeeError, lightningPaymentAmount, LightningSendError, lightningSendFee, selectVtxos, splitChange, toHex,
+  type FeeEstimate,
+} from "@tender/ark-protocol";
+import type { Bolt11Invoice } from "@tender/plugin-wallet";
+import type { LightningRailSource } from "./lightning-rail.js";
+import { PaidInvoiceRow } from "./paid-invoice-row.js";
+import { LIGHTNING_SEND_ACTION } from "./send-action.js";
+import type { LightningSendPhase, LightningSendState } from "./send-state.js";
+
+/** barkd's `LightningSendInfo`. */
+export interface LightningSendInfo {
+  payment_hash: string;
+  state: LightningSendPhase | "unknown";
+  invoice: string | null;
+  preimage: string | null;
+}
+
+/** The BOLT11 currency of each wallet network. */
+const INVOICE_NETWORK: Record<string, string> = { mainnet: "bitcoin", bitcoin: "bitcoin", testnet: "testnet", signet: "signet", mutinynet: "signet", regtest: "regtest" };
+
+const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
+
+/**
+ * Starts Lightning sends and answers about them: checks the invoice (network, amount, not paid
+ * and not in flight), selects inputs with the Lightning-send fee (soonest expiry first), derives
+ * the HTLC key and hands everything to the persisted {@link LIGHTNING_SEND_ACTION}, which runs
+ * until the payment is initiated. Also the send status, `pending_lightning_send_sat`, the fee
+ * estimate, and the reaction to the server's `LightningSendFinished`.
+ */
+export class LightningSender {
+  constructor(private readonly rail: LightningRailSource, private readonly engine: ActionEngine) {}
+
+  /** Pays a decoded BOLT11 invoice; resolves with the payment hash once the payment was initiated. */
+  async payBolt11(invoice: Bolt11Invoice, userAmountSat: bigint | undefined): Promise<{ paymentHash: string }> {
+    const w = await this.rail();
+    const walletNetwork = w.network;
+    if (INVOICE_NETWORK[walletNetwork] !== invoice.network) {
+      throw new InternalServerError(`Failed to pay lightning invoice: the invoice is for network ${invoice.network}, the wallet is on ${walletNetwork}`);
+    }
+    let amount: bigint;
+    try {
+      amount = lightningPaymentAmount(invoice.amountMsat, userAmountSat);
+    } catch (e) {
+      if (e instanceof LightningSendError) throw new BadRequestError(e.message);
+      throw e;
+    }
+    const paymentHash = toHex(invoice.paymentHash);
+    const info = await w.server.connect().then((s) => s.arkInfo, (e: unknown) => {
+      throw new InternalServerError(`Failed to pay lightning invoice: ${message(e)}`);
+    });
+    const tip = await w.tipHeight();
+    // one selection at a time (shared by every rail): the in-flight check and the start are atomic
+    const started = await w.locks.select(async (spendable) => {
+      if (await this.paid(paymentHash)) throw new InternalServerError("Invoice has already been paid");
+      if (await this.inFlight(paymentHash)) throw new InternalServerError("payment already in progress for this invoice");
+      let chosen;
+      try {
+        chosen = selectVtxos(
+          spendable.map((v) => ({ id: v.id, amount: v.amountSat, expiryHeight: v.vtxo.expiryHeight, exitDepth: exitDepth(v.vtxo) })),
+          amount,
+          {
+            ...(info.maxVtxoExitDepth ? { maxExitDepth: info.maxVtxoExitDepth } : {}),
+            fee: (sel) => lightningSendFee(info.fees.lightningSend, amount, sel.map((v) => ({ amount: v.amount, blocksToExpiry: Math.max(0, v.expiryHeight - tip) }))),
+          },
+        );
+      } catch (e) {
+        if (e instanceof FeeError) throw new InternalServerError(`Failed to pay lightning invoice: ${e.message}`);
+        throw e;
+      }
+      const h = await w.keys.nextVtxoKey();
+      const state: LightningSendState = {
+        invoice: invoice.invoice, paymentHash, amountSat: amount.toString(), feeSat: chosen.fee.toString(),
+        inputIds: chosen.selected.map((c) => c.id), htlcKeyIndex: h.index,
+        changeAmounts: splitChange(chosen.total - amount - chosen.fee, amount, w.settings.change_vtxo_split_factor).map(String),
+        htlcExpiry: tip + info.htlcSendExpiryDelta, phase: "start", movementId: null,
+        htlcs: null, change: null, revocationKeyIndex: null, revoked: null, preimage: null,
+      };
+      // the lock step runs inside start(), before the selection lock is released
+      return this.engine.start(LIGHTNING_SEND_ACTION, state, `lightning-send:${paymentHash}:${randomUUID()}`);
+    });
+    if (started.step === "failed") throw new InternalServerError(`Failed to pay lightning invoice: ${started.error ?? "unknown error"}`);
+    if (started.state.phase === "start" || started.state.phase === "htlc-received") {
+      throw new InternalServerError(
+        `Failed to pay lightning invoice: the Ark server did not answer (${started.state.lastError ?? "unknown error"}); ` +
+          "the payment stays pending and is completed or revoked in the background",
+      );
+    }
+    return { paymentHash };
+  }
+
+  /** `GET /lightning/sends/{hash}`: local state only; an unseen hash is `unknown`. */
+  async status(paymentHash: string): Promise<LightningSendInfo> {
+    const paid = await this.paid(paymentHash);
+    if (paid) return { payment_hash: paymentHash, state: "paid", invoice: null, preimage: paid.preimage };
+    const open = await this.inFlight(paymentHash);
+    if (open) return { payment_hash: paymentHash, state: open.state.phase, invoice: open.state.invoice, preimage: null };
+    return { payment_hash: paymentHash, state: "unknown", invoice: null, preimage: null };
+  }
+
+  /** Sats locked in HTLCs of sends not yet settled or revoked. */
+  async pendingSat(): Promise<bigint> {
+    let sum = 0n;
+    for (const a of await this.engine.unfinished<LightningSendState>(LIGHTNING_SEND_ACTION)) {
+      if (a.state.htlcs !== null) sum += BigInt(a.state.amountSat) + BigInt(a.state.feeSat);
+    }
+    return sum;
+  }
+
+  /** The server says a payment ended: progress its send now instead of at the next check. */
+  async onFinished(paymentHash: string): Promise<void> {
+    const open = await this.inFlight(paymentHash);
+    if (open) await this.engine.drive(open.id);
+  }
+
+  /** `GET /fees/lightning/pay`: the fee over the VTXOs a send would spend (a worst-case input when they fall short). */
+  async estimate(amountSat: bigint): Promise<FeeEstimate> {
+    const w = await this.rail();
+    const info = (await w.server.connect()).arkInfo;
+    const tip = await w.tipHeight();
+    const spendable = await w.vtxos.list(["spendable"]);
+    return estimateLightningSend(
+      info.fees, amountSat, spendable.map((v) => ({ id: v.id, amount: v.amountSat, expiryHeight: v.vtxo.expiryHeight, exitDepth: exitDepth(v.vtxo) })),
+      tip, info.maxVtxoExitDepth || undefined,
+    );
+  }
+
+  private async paid(paymentHash: string): Promise<PaidInvoiceRow | null> {
+    return (await this.rail()).db.em().findOne(PaidInvoiceRow, { paymentHash });
+  }
+
+  private async inFlight(paymentHash: string) {
+    return (await this.engine.unfinished<LightningSendState>(LIGHTNING_SEND_ACTION)).find((a) => a.state.paymentHash === paymentHash);
+  }
+}

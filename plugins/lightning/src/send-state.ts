@@ -1,0 +1,31 @@
+/**
+ * The persisted state of one Lightning send (JSON: amounts as decimal strings, bytes as hex), and
+ * its phase as barkd names it in `LightningSendInfo.state`.
+ */
+export type LightningSendPhase = "start" | "htlc-received" | "payment-initiated" | "revocable-htlcs" | "revocation-stuck" | "paid" | "revoked";
+
+export interface LightningSendState {
+  invoice: string;
+  paymentHash: string;
+  /** What the payee gets. */
+  amountSat: string;
+  /** The Lightning-send fee the HTLCs carry on top of the amount. */
+  feeSat: string;
+  inputIds: string[];
+  /** Index of the HTLC/change key H. */
+  htlcKeyIndex: number;
+  changeAmounts: string[];
+  htlcExpiry: number;
+  phase: LightningSendPhase;
+  movementId: number | null;
+  /** The cosigned HTLC VTXOs and change (hex), saved before anything else happens with them. */
+  htlcs: string[] | null;
+  change: string[] | null;
+  /** Index of the revocation key R, derived before the revocation is asked for. */
+  revocationKeyIndex: number | null;
+  /** The cosigned revocation VTXOs (hex). */
+  revoked: string[] | null;
+  preimage: string | null;
+  /** Why the current step waits (server unreachable, revocation refused), for logs and the caller's answer. */
+  lastError?: string;
+}
