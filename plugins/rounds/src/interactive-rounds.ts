@@ -5,6 +5,10 @@
  * restart a `submitted` participation has none and cannot sign; nothing was forfeited, so nothing
  * can be lost, and the server bans unsigned inputs for that round only.
  *
+ * A submission that only missed its attempt (too late, the round full, the server out of reach)
+ * waits for the next round with its inputs held; a refusal naming inputs fails an explicit
+ * refresh as a whole and makes a maintenance one drop them.
+ *
  * Rules for events while joined: events of older rounds and attempts are ignored; an `attempt`
  * with a higher number resubmits with fresh keys and nonces; the proposal of the joined attempt
  * is signed, its `finished` taken. When the joined round is over without our `finished` — its
@@ -16,7 +20,9 @@
  * first attempt with its inputs still held.
  */
 import { encodeVtxo, ProtocolError, toHex } from "@tender/ark-protocol";
-import { ArkServerRejectedError, type RoundAttemptEvent, type RoundEvent, type RoundFinishedEvent, type VtxoProposalEvent } from "@tender/ark-protocol/server";
+import {
+  ArkClientClosedError, ArkServerCancelledError, ArkServerConnectionLostError, ArkServerDeadlineError, ArkServerError, ArkServerRejectedError,
+  ArkServerUnavailableError, type RoundAttemptEvent, type RoundEvent, type RoundFinishedEvent, type VtxoProposalEvent } from "@tender/ark-protocol/server";
 import { faultPoint, type Logger } from "@tender/core";
 import type { Participation } from "./participation.js";
 import type { ParticipationStore } from "./participation-store.js";
@@ -137,6 +143,11 @@ export class InteractiveRounds {
         await server.registerVtxos(await inputVtxos(vtxos, p));
         unlockHash = await server.submitPayment(request);
       } catch (e) {
+        if (missedAttempt(e)) {
+          // late for this attempt, or the server out of reach: nothing of ours is in it; the inputs stay held for the next round
+          this.logger.warn(`round participation ${p.id}: could not join round ${attempt.roundSeq}, waiting for the next round: ${errorText(e)}`);
+          return this.store.update(p.id, { status: "pending", roundSeq: null, attemptSeq: null, unlockHash: null });
+        }
         const rejected = e instanceof ArkServerRejectedError ? e.rejectedVtxoIds.filter((id) => p.inputs.includes(id)) : [];
         if (p.origin === "maintenance" && rejected.length > 0 && tries < MAX_MAINTENANCE_RESUBMITS) {
           this.logger.warn(`maintenance refresh: the server rejected ${rejected.length} input(s) (${rejected.join(", ")}); resubmitting without them`);
@@ -210,4 +221,18 @@ export class InteractiveRounds {
 /** Whether `event` opens a round (the only attempt a participation joins fresh). */
 function isFirstAttempt(event: RoundEvent): event is RoundAttemptEvent {
   return event.kind === "attempt" && event.attemptSeq === 0n;
+}
+
+/** The server's refusals of a submission that came too late for its attempt or found it full, or banned our inputs for this round only. */
+const MISSED_ATTEMPT_TEXTS = ["no round is running", "Message arrived late or round was full", "not enough outputs left in this round", "has been banned for this round"];
+
+/**
+ * Whether a failed submission only missed this attempt (the next round may take it): the server
+ * out of reach or the call cut (transport), or a refusal about the attempt's timing or room, not
+ * about the participation.
+ */
+function missedAttempt(e: unknown): boolean {
+  if (e instanceof ArkServerConnectionLostError || e instanceof ArkClientClosedError) return true;
+  if (e instanceof ArkServerDeadlineError || e instanceof ArkServerUnavailableError || e instanceof ArkServerCancelledError) return true;
+  return e instanceof ArkServerError && MISSED_ATTEMPT_TEXTS.some((t) => e.serverMessage.includes(t));
 }

@@ -1,4 +1,5 @@
 import { expect } from "chai";
+import { ArkServerInternalError, ArkServerRejectedError, ArkServerUnavailableError } from "@tender/ark-protocol/server";
 import { ISSUED, ev, notFound, rig, type Rig } from "./fakes.js";
 import type { RoundsService } from "../src/rounds-service.js";
 
@@ -87,6 +88,41 @@ describe("interactive participations and the round events (ordering rules, lost 
     expect((await status(id)).status).to.equal("submitted");
     await s.onRoundEvent(ev.finished(6, 0), false);
     expect(await status(id)).to.deep.include({ status: "finished", fundingTxid: "ff".repeat(32) });
+  });
+
+  it("a submission that only missed its attempt (late, round full, server out of reach) waits for the next round with its inputs held; other refusals fail it", async () => {
+    const { id, inputs } = await explicitRefresh(r, s);
+    const refusal = (status: string, serverMessage: string, code = 3) => ({ method: "/bark_server.ArkService/SubmitPayment", code, status, serverMessage, identifiers: [] });
+    const missed = [
+      new ArkServerRejectedError(refusal("INVALID_ARGUMENT", "bad user input: no round is running: wait for the next round attempt"), {}),
+      new ArkServerRejectedError(refusal("INVALID_ARGUMENT", "bad user input: Round already started. Message arrived late or round was full."), {}),
+      new ArkServerInternalError(refusal("INTERNAL", "not enough outputs left in this round, try next round", 13)),
+      new ArkServerUnavailableError(refusal("UNAVAILABLE", "connection refused", 14)),
+    ];
+    for (const [i, e] of missed.entries()) {
+      r.submit = async () => { throw e; };
+      await s.onRoundEvent(ev.attempt(10 + i, 0), false);
+      expect(await status(id), e.message).to.deep.include({ status: "pending", roundSeq: null, inputsLocked: true });
+      expect(inputs.map((x) => r.vtxos.state(x))).to.deep.equal([`locked by round.${id}`, `locked by round.${id}`]);
+    }
+    r.submit = async () => { throw new ArkServerRejectedError(refusal("INVALID_ARGUMENT", "bad user input: refresh fee check failed"), {}); };
+    await s.onRoundEvent(ev.attempt(20, 0), false);
+    expect((await status(id)).status).to.equal("failed");
+  });
+
+  it("concurrent drivers of one participation (round events, syncs, the list) do not race: one submission, one signature, one outcome", async () => {
+    const { id } = await explicitRefresh(r, s);
+    const slow = r.submit;
+    r.submit = async (req) => { await new Promise((res) => setTimeout(res, 20)); return slow(req); };
+    const drivers = () => [s.onRoundEvent(ev.attempt(6, 0), false), s.sync(id), s.list(), s.onRoundEvent(ev.attempt(6, 0), false)];
+    await Promise.all([...drivers(), ...drivers(), ...drivers()]);
+    expect(await status(id)).to.deep.include({ status: "submitted", roundSeq: 6n });
+    expect(r.submitted).to.have.length(1);
+    await Promise.all(Array.from({ length: 10 }, () => s.onRoundEvent(ev.proposal(6, 0), false)));
+    expect(r.signatures).to.equal(1);
+    await Promise.all([s.onRoundEvent(ev.finished(6, 0), false), s.onRoundEvent(ev.finished(6, 0), false), s.sync(id), s.list()]);
+    expect(await status(id)).to.deep.include({ status: "finished", fundingTxid: "ff".repeat(32) });
+    expect(r.movements.size).to.equal(1);
   });
 
   describe("after a restart (joined by an earlier process, no secrets)", () => {
