@@ -2,9 +2,10 @@ import { ChainSourceService, Database, WalletSession, definePlugin } from "@tend
 import { ArkKeysService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletService } from "@tender/plugin-onchain";
-import { BalanceContributorsService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
+import { BalanceContributorsService, WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import type { ExitPorts } from "./exit-ports.js";
 import { exitRoutes } from "./exit-routes.js";
+import { exitKitRoute } from "./exit-kit-route.js";
 import { ExitService } from "./exit-service.js";
 import { EXITS_ENTITIES, EXITS_MIGRATIONS } from "./persistence/exit-rows.js";
 import { SqlExitStore } from "./persistence/sql-exit-store.js";
@@ -30,7 +31,7 @@ export const exitsPlugin = definePlugin({
   name: "exits",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark", "onchain"],
-  consumes: [BalanceContributorsService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService],
+  consumes: [BalanceContributorsService, WalletKeysService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ExitsPluginConfig;
     const c = ctx.container;
@@ -59,6 +60,8 @@ export const exitsPlugin = definePlugin({
       },
     }));
     for (const r of exitRoutes(() => service, ports)) ctx.route(r);
+    const walletKeys = ctx.walletService(WalletKeysService);
+    ctx.route(exitKitRoute({ vtxos: ports.vtxos, keys: ctx.walletService(ArkKeysService), network: async () => (await walletKeys.get()).network }));
   },
 });
 
