@@ -1,19 +1,11 @@
 import { expect } from "chai";
-import { offboardFee } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
-  OFFBOARD_FEES, allVtxos, boardAndRegister, externalAddress, fundedWallet, offboardDaemonConfig, offboardMovements, ok, paidTo, payArk,
-  serverFeeRateSatPerKwu, startOffboardDevnet, type Balance, type DevnetWithArk, type FeeEstimate, type Movement,
+  allVtxos, expectedFee, boardAndRegister, externalAddress, fundedWallet, offboardDaemonConfig, offboardMovements, ok, paidTo, payArk,
+  startOffboardDevnet, type Balance, type DevnetWithArk, type FeeEstimate, type Movement,
 } from "./offboard-harness.js";
 
 interface WaitResponse { notifications: { type: string; movement: Movement }[]; last_pushed_at: string | null }
-
-/** The offboard fee the test server charges for `chargeable` sats of inputs (all in the one ppm tier) to a P2TR address. */
-async function expectedFee(devnet: DevnetWithArk, chargeable: bigint, inputs: readonly bigint[]): Promise<number> {
-  const rate = await serverFeeRateSatPerKwu(devnet);
-  const p2tr = new Uint8Array(34);
-  return Number(offboardFee(OFFBOARD_FEES, chargeable, p2tr, rate, inputs.map((amount) => ({ amount, blocksToExpiry: 100 }))));
-}
 
 describe("offboard and send-onchain over HTTP on the devnet (issue 11)", function () {
   this.timeout(180_000);

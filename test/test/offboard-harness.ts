@@ -8,7 +8,7 @@ import { expect } from "chai";
 import { arkServer } from "@tender/devnet";
 import { bech32m } from "@scure/base";
 import { randomBytes } from "node:crypto";
-import { connectorScript, pubkeyFromSecret, type FeeSchedule } from "@tender/ark-protocol";
+import { connectorScript, offboardFee, pubkeyFromSecret, type FeeSchedule } from "@tender/ark-protocol";
 import type { Daemon } from "../src/daemon-process.js";
 import { ok, until } from "../src/api-helpers.js";
 import { createBody, type Balance, type Movement, type VtxoInfo } from "./ark-harness.js";
@@ -107,4 +107,15 @@ export async function offboardMovements(d: Daemon): Promise<Movement[]> {
 /** The test server's offboard fee rate in sat/kWu, as the daemon converts it. */
 export async function serverFeeRateSatPerKwu(devnet: DevnetWithArk): Promise<bigint> {
   return (await devnet.ark.server.offboardFeeRateSatVkb() + 3n) / 4n;
+}
+
+/** The offboard fee the test server charges for `chargeable` sats of inputs (all in its one ppm tier) to a P2TR address. */
+export async function expectedFee(devnet: DevnetWithArk, chargeable: bigint, inputs: readonly bigint[]): Promise<number> {
+  const rate = await serverFeeRateSatPerKwu(devnet);
+  return Number(offboardFee(OFFBOARD_FEES, chargeable, new Uint8Array(34), rate, inputs.map((amount) => ({ amount, blocksToExpiry: 100 }))));
+}
+
+/** Sats paid to `address` by every transaction the node knows (mempool and chain). */
+export function receivedBy(devnet: DevnetWithArk, address: string): bigint {
+  return devnet.node.historyForScript(address).reduce((t, tx) => t + tx.vout.filter((o) => o.address === address).reduce((s, o) => s + o.amountSat, 0n), 0n);
 }
