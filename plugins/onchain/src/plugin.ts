@@ -1,6 +1,6 @@
 import { ChainSourceService, Database, definePlugin } from "@tender/core";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
-import { WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
+import { Bip321ContributorsService, WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { Bip86Keychain } from "./keychain.js";
 import { OnchainWallet } from "./onchain-wallet.js";
 import { OnchainWalletService, openedOnchainWallet } from "./onchain-wallet-service.js";
@@ -33,7 +33,7 @@ export const onchainPlugin = definePlugin({
   version: "0.1.0",
   provides: [OnchainWalletService],
   consumes: [WalletKeysService, WalletSettingsService, ChainSourceService],
-  optional: [FeeEstimatorsService],
+  optional: [FeeEstimatorsService, Bip321ContributorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as OnchainPluginConfig;
     const db = ctx.container.resolve(Database);
@@ -72,6 +72,8 @@ export const onchainPlugin = definePlugin({
     const opened = () => openedOnchainWallet(onchain);
     for (const r of onchainRoutes(opened)) ctx.route(r);
     ctx.find(FeeEstimatorsService)?.addCustomEstimate(onchainFeeRatesEstimate(opened));
+    // a fresh on-chain address in a BIP-321 URI that asks for one
+    ctx.find(Bip321ContributorsService)?.contribute("onchain", ctx.name, async () => (await opened()).nextAddress());
   },
 });
 

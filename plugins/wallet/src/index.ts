@@ -11,3 +11,6 @@ export { SendDestinations, SendDestinationsService, type DestinationPayer, type 
 export { classifyDestination, unclaimedKindError, DESTINATION_KINDS, SEND_ERRORS, type DestinationKind, type SendDestination } from "./send/destination-kinds.js";
 export * from "./send/lightning/index.js";
 export { BalanceContributors, BalanceContributorsService, BALANCE_FIELDS, type BalanceField, type BalanceContribution } from "./balance/balance-contributors.js";
+export { Bip321Contributors, Bip321ContributorsService, BIP321_PARTS, type Bip321Part, type Bip321Request, type Bip321Contribution } from "./bip321/bip321-contributors.js";
+export { bip321Uri, formatBtc, percentEncode, isUppercasable, uppercaseBip321Uri, type Bip321Parts } from "./bip321/bip321-uri.js";
+export { Bip321UriRequestSchema, Bip321UriResponseSchema, Bip321QrResponseSchema } from "./routes/bip321-routes.js";

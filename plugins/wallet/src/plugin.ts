@@ -6,6 +6,8 @@ import { lifecycleRoutes } from "./routes/lifecycle-routes.js";
 import { paymentRoutes } from "./routes/payment-routes.js";
 import { SendDestinations, SendDestinationsService } from "./send/send-destinations.js";
 import { BalanceContributors, BalanceContributorsService } from "./balance/balance-contributors.js";
+import { Bip321Contributors, Bip321ContributorsService } from "./bip321/bip321-contributors.js";
+import { bip321Routes } from "./routes/bip321-routes.js";
 import type { WalletSettings } from "./config/wallet-settings.js";
 
 /** The wallet lifecycle (create/open/delete, creation checks). */
@@ -25,12 +27,13 @@ export const WalletSettingsService = defineWalletService<WalletSettings>("wallet
  * The wallet plugin: the wallet lifecycle (create, open at startup, delete, mnemonic), the
  * wallet's identity table, and the wallet-wide operations the rails extend: `POST /wallet/send`
  * (rails claim destination kinds through {@link SendDestinationsService}) and
- * `GET /wallet/balance` (rails contribute fields through {@link BalanceContributorsService}).
+ * `GET /wallet/balance` (rails contribute fields through {@link BalanceContributorsService}) and
+ * `POST /wallet/bip321` (rails contribute the URI's destinations through {@link Bip321ContributorsService}).
  */
 export const walletPlugin = definePlugin({
   name: "wallet",
   version: "0.1.0",
-  provides: [WalletLifecycleService, WalletKeysService, WalletSettingsService, SendDestinationsService, BalanceContributorsService],
+  provides: [WalletLifecycleService, WalletKeysService, WalletSettingsService, SendDestinationsService, BalanceContributorsService, Bip321ContributorsService],
   register(ctx) {
     const lifecycle = new WalletLifecycle(
       ctx.container.resolve(DaemonConfigToken),
@@ -59,8 +62,10 @@ export const walletPlugin = definePlugin({
     const balance = new BalanceContributors();
     ctx.provide(SendDestinationsService, send);
     ctx.provide(BalanceContributorsService, balance);
+    const bip321 = new Bip321Contributors();
+    ctx.provide(Bip321ContributorsService, bip321);
     const session = ctx.container.resolve(WalletSession);
-    for (const r of [...lifecycleRoutes(lifecycle, session), ...paymentRoutes(send, balance, session)]) ctx.route(r);
+    for (const r of [...lifecycleRoutes(lifecycle, session), ...paymentRoutes(send, balance, session), ...bip321Routes(bip321, session)]) ctx.route(r);
     ctx.onStart(() => lifecycle.startup());
     ctx.onStop(() => lifecycle.shutdown());
   },

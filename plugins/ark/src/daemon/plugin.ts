@@ -1,6 +1,6 @@
 import { ActionEngine, ChainSourceService, Database, WalletLoaded, WalletReady, WalletSession, definePlugin } from "@tender/core";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
-import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
+import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
 import { railSettings, type ArkRail } from "./ark-rail.js";
 import { arkoorSendAction } from "./arkoor/arkoor-send-action.js";
@@ -17,6 +17,7 @@ import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
 import { RecoveryContributors } from "./recovery/recovery-contributors.js";
 import { recoverFromSeed } from "./recovery/seed-recovery.js";
 import { writeMailboxCheckpoint } from "./connection/server-pins.js";
+import { nextArkAddress } from "./keys/next-ark-address.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
 import {
@@ -55,6 +56,7 @@ export const arkPlugin = definePlugin({
     SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, WalletSettingsService,
     ChainSourceService,
   ],
+  optional: [Bip321ContributorsService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ArkPluginConfig;
     const db = ctx.container.resolve(Database);
@@ -202,6 +204,8 @@ export const arkPlugin = definePlugin({
       return {};
     });
     ctx.get(BalanceContributorsService).contribute("spendable_sat", ctx.name, async () => (await vtxos.balance()).spendableSat);
+    // a fresh Ark address in every BIP-321 URI (`ark=`)
+    ctx.find(Bip321ContributorsService)?.contribute("ark", ctx.name, async () => nextArkAddress(await rail()));
     for (const r of [...walletRoutes({ rail, vtxos, connection, mailbox, syncAll }), ...messageRoutes(() => keys.get())]) ctx.route(r);
   },
 });

@@ -4,6 +4,7 @@ import type { ArkServer } from "@tender/ark-protocol/server";
 import type { ArkRail, ArkRailSource } from "../ark-rail.js";
 import { arkInfoJson } from "../connection/ark-info-json.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
+import { nextArkAddress } from "../keys/next-ark-address.js";
 import { readPinnedKeys } from "../connection/server-pins.js";
 import type { MailboxSync } from "../mailbox/mailbox-sync.js";
 import { importVtxos } from "../vtxos/vtxo-import.js";
@@ -84,10 +85,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       method: "post", path: "/api/v1/wallet/addresses/next", operationId: "address", tag, requiresWallet: true,
       responses: { 200: { description: "A new Ark address", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async () => {
-        const w = await d.rail();
-        const info = await addressServerKeys(w);
-        const key = await w.keys.nextVtxoKey();
-        return { address: arkAddressOf(w.keys, key, info, w.settings().network) };
+        return { address: await nextArkAddress(await d.rail()) };
       },
     },
     {
