@@ -53,6 +53,8 @@ export function bip321Routes(contributors: Bip321Contributors, session: WalletSe
     },
     {
       method: "post", path: "/api/v1/wallet/bip321/qr", operationId: "bip321_qr", tag: "wallet", requiresWallet: true,
+      // a tender extension: kept out of the served document, which lists barkd's operations only
+      undocumented: true,
       summary: "Build a BIP 321 payment URI with its QR image (tender)",
       query: z.object({ uppercase: queryBool().optional(), format: z.enum(QR_FORMATS).optional() }), body: Bip321UriRequestSchema,
       responses: { 200: { description: "The BIP 321 URI, its destinations and its QR image", schema: Bip321QrResponseSchema }, 400: e400, 500: e500 },
