@@ -2,11 +2,13 @@
  * Lightning send on the real daemon over HTTP against the devnet's reference Ark server and its
  * simulated Lightning network: a normal invoice is paid (preimage, balance, history), an
  * unroutable one is revoked with the money back, a hold invoice shows as pending until the payee
- * settles or cancels it, the fee estimate is what is charged, and bad input changes nothing.
+ * settles or cancels it, the fee estimate is what is charged, and bad input changes nothing. Every
+ * answer's body is checked against barkd's OpenAPI schema for its operation and status.
  */
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { barkdTemplate, checkAgainstBarkd } from "../src/barkd-schemas.js";
+import { cleanup, startDaemon, type ApiResponse, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, boardToDaemon, createBody, ok, startArkDevnet, until, type Balance, type DevnetWithArk, type Movement,
 } from "./ark-harness.js";
@@ -40,18 +42,33 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
     await devnet?.stop();
   });
 
-  const balance = () => ok<Balance>(alice, "GET", "/api/v1/wallet/balance");
-  const status = (id: string) => ok<SendInfo>(alice, "GET", `/api/v1/lightning/sends/${id}`);
-  const sendMovement = async (hash: string) => (await ok<Movement[]>(alice, "GET", "/api/v1/history"))
+  /** Every Lightning-related operation and status answered, as `METHOD template status`, once its body matched barkd's schema. */
+  const checked = new Set<string>();
+  /** Calls Alice's daemon and requires barkd to document a JSON schema for the answer, which the body must match. */
+  async function call(method: string, path: string, body?: unknown): Promise<ApiResponse> {
+    const r = await alice.api(method, path, body === undefined ? (method === "POST" ? { body: {} } : {}) : { body });
+    expect(checkAgainstBarkd(method, path, r.status, r.json), `barkd's schema for ${method} ${path} ${r.status}`).to.equal(true);
+    checked.add(`${method} ${barkdTemplate(path.split("?")[0]!)} ${r.status}`);
+    return r;
+  }
+  async function okChecked<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const r = await call(method, path, body);
+    expect(r.status, `${method} ${path}: ${r.text}`).to.equal(200);
+    return r.json as T;
+  }
+
+  const balance = () => okChecked<Balance>("GET", "/api/v1/wallet/balance");
+  const status = (id: string) => okChecked<SendInfo>("GET", `/api/v1/lightning/sends/${id}`);
+  const sendMovement = async (hash: string) => (await okChecked<Movement[]>("GET", "/api/v1/history"))
     .find((m) => m.subsystem.name === "bark.lightning_send" && m.metadata?.payment_hash === hash);
 
   it("pays a normal invoice: the preimage hashes to the payment hash, the balance drops by amount + the estimated fee, the movement succeeds", async () => {
     const before = (await balance()).spendable_sat;
-    const fee = await ok<FeeEstimate>(alice, "GET", "/api/v1/fees/lightning/pay?amount_sat=20000");
+    const fee = await okChecked<FeeEstimate>("GET", "/api/v1/fees/lightning/pay?amount_sat=20000");
     expect(fee.net_amount_sat).to.equal(20_000);
     expect(fee.gross_amount_sat).to.equal(20_000 + fee.fee_sat);
     const inv = devnet.lightning.createInvoice({ amountSat: 20_000n, description: "coffee" });
-    const paid = await ok<{ message: string; payment_hash: string }>(alice, "POST", "/api/v1/lightning/pay", { destination: inv.invoice });
+    const paid = await okChecked<{ message: string; payment_hash: string }>("POST", "/api/v1/lightning/pay", { destination: inv.invoice });
     expect(paid).to.deep.equal({ message: "Payment initiated successfully", payment_hash: inv.paymentHash });
     const done = await until("paid", async () => { const s = await status(inv.paymentHash); return s.state === "paid" ? s : undefined; });
     expect(done.invoice).to.equal(null);
@@ -68,7 +85,7 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
     expect(m?.intended_balance_sat).to.equal(-20_000);
     expect(m?.effective_balance_sat).to.equal(-20_000 - fee.fee_sat);
     // paying it again is refused and changes nothing
-    const again = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } });
+    const again = await call("POST", "/api/v1/lightning/pay", { destination: inv.invoice });
     expect([again.status, again.json]).to.deep.equal([500, { message: "Invoice has already been paid" }]);
     expect((await balance()).spendable_sat).to.equal(b.spendable_sat);
   });
@@ -76,7 +93,7 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
   it("an unroutable invoice is revoked: the HTLCs come back as a spendable VTXO, the balance is whole again, the send reads unknown, the movement failed", async () => {
     const before = (await balance()).spendable_sat;
     const inv = devnet.lightning.createInvoice({ amountSat: 10_000n, kind: "unroutable" });
-    await ok(alice, "POST", "/api/v1/wallet/send", { destination: inv.invoice });
+    await okChecked("POST", "/api/v1/wallet/send", { destination: inv.invoice });
     const m = await until("revoked", async () => { const x = await sendMovement(inv.paymentHash); return x?.status === "failed" ? x : undefined; });
     expect(m.effective_balance_sat).to.equal(0);
     expect(await status(inv.paymentHash)).to.deep.equal({ payment_hash: inv.paymentHash, state: "unknown", invoice: null, preimage: null });
@@ -88,7 +105,7 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
   it("a hold invoice is pending_lightning_send_sat while held; settled it is paid, canceled it is refunded", async () => {
     const before = (await balance()).spendable_sat;
     const held = devnet.lightning.createInvoice({ amountSat: 5_000n, kind: "hold" });
-    await ok(alice, "POST", "/api/v1/lightning/pay", { destination: held.invoice });
+    await okChecked("POST", "/api/v1/lightning/pay", { destination: held.invoice });
     await until("held", async () => (devnet.lightning.invoice(held.paymentHash)!.state === "held" ? true : undefined));
     const s = await status(held.paymentHash);
     expect(s.state).to.equal("payment-initiated");
@@ -103,7 +120,7 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
 
     const canceled = devnet.lightning.createInvoice({ amountSat: 7_000n, kind: "hold" });
     const mid = (await balance()).spendable_sat;
-    await ok(alice, "POST", "/api/v1/lightning/pay", { destination: canceled.invoice });
+    await okChecked("POST", "/api/v1/lightning/pay", { destination: canceled.invoice });
     await until("held", async () => (devnet.lightning.invoice(canceled.paymentHash)!.state === "held" ? true : undefined));
     expect((await balance()).pending_lightning_send_sat).to.be.at.least(7_000);
     devnet.lightning.cancelHold(canceled.paymentHash);
@@ -113,21 +130,29 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
 
   it("refuses bad input with barkd's codes and texts and changes nothing", async () => {
     const before = await balance();
-    const history = (await ok<Movement[]>(alice, "GET", "/api/v1/history")).length;
-    const notLn = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: "not-an-invoice" } });
+    const history = (await okChecked<Movement[]>("GET", "/api/v1/history")).length;
+    const notLn = await call("POST", "/api/v1/lightning/pay", { destination: "not-an-invoice" });
     expect([notLn.status, notLn.json]).to.deep.equal([400, { message: "argument is not a valid BOLT-11 invoice, BOLT-12 offer, Lightning address or LNURL" }]);
     const inv = devnet.lightning.createInvoice({ amountSat: 1_000n });
-    const comment = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice, comment: "hi" } });
+    const comment = await call("POST", "/api/v1/lightning/pay", { destination: inv.invoice, comment: "hi" });
     expect([comment.status, comment.json]).to.deep.equal([400, { message: "comment is not supported for BOLT-11 invoices" }]);
-    const badId = await alice.api("GET", "/api/v1/lightning/sends/xyz");
+    const badId = await call("GET", "/api/v1/lightning/sends/xyz");
     expect([badId.status, badId.json]).to.deep.equal([400, { message: "identifier is not a valid payment hash or invoice" }]);
     const unseen = "ab".repeat(32);
     expect(await status(unseen)).to.deep.equal({ payment_hash: unseen, state: "unknown", invoice: null, preimage: null });
     const tooMuch = devnet.lightning.createInvoice({ amountSat: 10_000_000n });
-    const poor = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: tooMuch.invoice } });
+    const poor = await call("POST", "/api/v1/lightning/pay", { destination: tooMuch.invoice });
     expect(poor.status).to.equal(500);
     expect((poor.json as { message: string }).message).to.match(/^Failed to pay lightning invoice: Insufficient money available/);
     expect(await balance()).to.deep.equal(before);
-    expect((await ok<Movement[]>(alice, "GET", "/api/v1/history")).length).to.equal(history);
+    expect((await okChecked<Movement[]>("GET", "/api/v1/history")).length).to.equal(history);
+  });
+
+  it("answered every Lightning request above with a body matching barkd's OpenAPI schema for that operation and status", () => {
+    expect([...checked].sort()).to.include.members([
+      "GET /api/v1/fees/lightning/pay 200", "GET /api/v1/lightning/sends/{identifier} 200", "GET /api/v1/lightning/sends/{identifier} 400",
+      "GET /api/v1/wallet/balance 200", "GET /api/v1/history 200",
+      "POST /api/v1/lightning/pay 200", "POST /api/v1/lightning/pay 400", "POST /api/v1/lightning/pay 500", "POST /api/v1/wallet/send 200",
+    ]);
   });
 });
