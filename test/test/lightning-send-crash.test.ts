@@ -3,7 +3,9 @@
  * daemon is killed there during a send, restarted, and left to finish. The payment ends paid
  * (preimage, the payee paid once, the balance down by amount + fee) or refunded (the balance
  * whole, the payee unpaid), never both; no sats go missing and no VTXO is both spendable in the
- * wallet and spent at the server. One devnet and one wallet serve every case.
+ * wallet and spent at the server. Two more sends die at their first check while the payee holds
+ * the payment, which the payee settles (paid) or cancels (refunded) before the restart. One devnet
+ * and one wallet serve every case.
  */
 import { expect } from "chai";
 import { createHash } from "node:crypto";
@@ -73,55 +75,75 @@ describe("a Lightning send survives SIGKILL at every checkpoint (crash safety)",
     return spendableSum;
   }
 
+  /**
+   * Sends `amount` to a fresh invoice of `kind` with the daemon armed to die at `point`, runs
+   * `whileDown` while it is dead, restarts it and waits for the send to end; then checks that it
+   * ended `expected` (paid once, or refunded with the balance whole) and that the VTXOs agree.
+   */
+  async function crashAndFinish(point: string, kind: "normal" | "unroutable" | "hold", amount: number, expected: "paid" | "refunded",
+    whileDown: (paymentHash: string) => Promise<void> = async () => undefined): Promise<void> {
+    const before = await balance();
+    expect(before.pending_lightning_send_sat).to.equal(0);
+    const estimate = await ok<FeeEstimate>(alice, "GET", `/api/v1/fees/lightning/pay?amount_sat=${amount}`);
+    const inv = devnet.lightning.createInvoice({ amountSat: BigInt(amount), kind });
+
+    await alice.stop();
+    alice = await startDaemon({ datadir, config: CONFIG, env: { TENDER_FAULT_INJECT: point } });
+    const killed = exitOf(alice);
+    await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } }).catch((e: Error) => e);
+    expect(await killed, `expected a SIGKILL at ${point}`).to.equal("SIGKILL");
+    expect(alice.stderr(), `killed at ${point}, not elsewhere`).to.contain(faultPointLine(point));
+    await whileDown(inv.paymentHash);
+
+    alice = await startDaemon({ datadir, config: CONFIG });
+    const end = await until(`the send killed at ${point} to end`, async () => {
+      const s = await ok<SendInfo>(alice, "GET", `/api/v1/lightning/sends/${inv.paymentHash}`);
+      const b = await balance();
+      if (b.pending_lightning_send_sat !== 0) return undefined;
+      if (s.state === "paid") return { s, b };
+      if (s.state === "unknown" && (await sendMovements(inv.paymentHash)).every((m) => m.status === "failed")) return { s, b };
+      return undefined;
+    }, 30_000);
+
+    const movements = await sendMovements(inv.paymentHash);
+    const payeePays = devnet.lightning.allPays().filter((p) => p.status === "complete" && Buffer.from(p.paymentHash).toString("hex") === inv.paymentHash);
+    const payee = devnet.lightning.invoice(inv.paymentHash)!;
+    if (expected === "paid") {
+      // paid: the preimage is the payee's, the payee got the amount once, the wallet paid amount + fee
+      expect(end.s.state).to.equal("paid");
+      expect(createHash("sha256").update(Buffer.from(end.s.preimage!, "hex")).digest("hex")).to.equal(inv.paymentHash);
+      expect(payee.state).to.equal("paid");
+      expect(payee.receivedMsat).to.equal(BigInt(amount) * 1000n);
+      expect(payeePays, "the invoice was paid once").to.have.length(1);
+      expect(movements.map((m) => [m.status, m.effective_balance_sat, m.offchain_fee_sat])).to.deep.equal([["successful", -(amount + estimate.fee_sat), estimate.fee_sat]]);
+      expect(end.b.spendable_sat + amount + estimate.fee_sat, "no sats lost").to.equal(before.spendable_sat);
+      const again = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } });
+      expect([again.status, again.json], "paying again is refused").to.deep.equal([500, { message: "Invoice has already been paid" }]);
+    } else {
+      // refunded: nothing reached the payee, the balance is whole, the movement failed without a fee
+      expect(end.s.preimage).to.equal(null);
+      expect(payee.state).to.be.oneOf(["unpaid", "canceled"]);
+      expect(payeePays).to.have.length(0);
+      expect(movements.map((m) => [m.status, m.effective_balance_sat, m.offchain_fee_sat])).to.deep.equal([["failed", 0, 0]]);
+      expect(end.b.spendable_sat, "the balance is whole").to.equal(before.spendable_sat);
+    }
+    expect(await vtxosAgreeWithServer(), "the spendable VTXOs add up to the balance").to.equal((await balance()).spendable_sat);
+  }
+
   LIGHTNING_SEND_FAULT_POINTS.forEach((point, i) => {
     const failing = REVOCATION_POINTS.includes(point);
     it(`killed at ${point}, the restarted daemon ${failing ? "revokes the failed payment: balance whole" : "completes the payment once: no sats lost"}`, async () => {
-      const before = await balance();
-      expect(before.pending_lightning_send_sat).to.equal(0);
-      const amount = 1_000 + i * 100;
-      const estimate = await ok<FeeEstimate>(alice, "GET", `/api/v1/fees/lightning/pay?amount_sat=${amount}`);
-      const inv = devnet.lightning.createInvoice({ amountSat: BigInt(amount), kind: failing ? "unroutable" : "normal" });
-
-      await alice.stop();
-      alice = await startDaemon({ datadir, config: CONFIG, env: { TENDER_FAULT_INJECT: point } });
-      const killed = exitOf(alice);
-      await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } }).catch((e: Error) => e);
-      expect(await killed, `expected a SIGKILL at ${point}`).to.equal("SIGKILL");
-      expect(alice.stderr(), `killed at ${point}, not elsewhere`).to.contain(faultPointLine(point));
-
-      alice = await startDaemon({ datadir, config: CONFIG });
-      const end = await until(`the send killed at ${point} to end`, async () => {
-        const s = await ok<SendInfo>(alice, "GET", `/api/v1/lightning/sends/${inv.paymentHash}`);
-        const b = await balance();
-        if (b.pending_lightning_send_sat !== 0) return undefined;
-        if (s.state === "paid") return { s, b };
-        if (s.state === "unknown" && (await sendMovements(inv.paymentHash)).every((m) => m.status === "failed")) return { s, b };
-        return undefined;
-      }, 30_000);
-
-      const movements = await sendMovements(inv.paymentHash);
-      const payeePays = devnet.lightning.allPays().filter((p) => p.status === "complete" && Buffer.from(p.paymentHash).toString("hex") === inv.paymentHash);
-      const payee = devnet.lightning.invoice(inv.paymentHash)!;
-      if (!failing) {
-        // paid: the preimage is the payee's, the payee got the amount once, the wallet paid amount + fee
-        expect(end.s.state).to.equal("paid");
-        expect(createHash("sha256").update(Buffer.from(end.s.preimage!, "hex")).digest("hex")).to.equal(inv.paymentHash);
-        expect(payee.state).to.equal("paid");
-        expect(payee.receivedMsat).to.equal(BigInt(amount) * 1000n);
-        expect(payeePays, "the invoice was paid once").to.have.length(1);
-        expect(movements.map((m) => [m.status, m.effective_balance_sat, m.offchain_fee_sat])).to.deep.equal([["successful", -(amount + estimate.fee_sat), estimate.fee_sat]]);
-        expect(end.b.spendable_sat + amount + estimate.fee_sat, "no sats lost").to.equal(before.spendable_sat);
-        const again = await alice.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } });
-        expect([again.status, again.json], "paying again is refused").to.deep.equal([500, { message: "Invoice has already been paid" }]);
-      } else {
-        // refunded: nothing reached the payee, the balance is whole, the movement failed without a fee
-        expect(end.s.preimage).to.equal(null);
-        expect(payee.state).to.equal("unpaid");
-        expect(payeePays).to.have.length(0);
-        expect(movements.map((m) => [m.status, m.effective_balance_sat, m.offchain_fee_sat])).to.deep.equal([["failed", 0, 0]]);
-        expect(end.b.spendable_sat, "the balance is whole").to.equal(before.spendable_sat);
-      }
-      expect(await vtxosAgreeWithServer(), "the spendable VTXOs add up to the balance").to.equal((await balance()).spendable_sat);
+      await crashAndFinish(point, failing ? "unroutable" : "normal", 1_000 + i * 100, failing ? "refunded" : "paid");
     });
+  });
+
+  const held = async (paymentHash: string) => {
+    await until("the payee to hold the payment", async () => (devnet.lightning.invoice(paymentHash)!.state === "held" ? true : undefined));
+  };
+  it("killed at its first check while the payee holds the payment, which the payee settles meanwhile: the restarted daemon records it paid", async () => {
+    await crashAndFinish("ln-send:check", "hold", 3_000, "paid", async (hash) => { await held(hash); devnet.lightning.settleHold(hash); });
+  });
+  it("killed at its first check while the payee holds the payment, which the payee cancels meanwhile: the restarted daemon revokes it, balance whole", async () => {
+    await crashAndFinish("ln-send:check", "hold", 3_100, "refunded", async (hash) => { await held(hash); devnet.lightning.cancelHold(hash); });
   });
 });
