@@ -93,7 +93,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       method: "post", path: "/api/v1/exits/progress", operationId: "exit_progress", tag, requiresWallet: true, summary: "Progress exits",
       body: z.object({ wait: z.boolean().nullish(), fee_rate: satAmount().nullish() }),
       responses: { 200: { description: "The exit progress", schema: Json }, 500: e500 },
-      handler: async ({ body }) => exits().progress({ syncWallet: true, ...(body.fee_rate != null ? { satPerKvb: body.fee_rate } : {}) }),
+      handler: async ({ body }) => exits().progress({ syncWallet: true, detectForeign: true, ...(body.fee_rate != null ? { satPerKvb: body.fee_rate } : {}) }),
     },
     {
       method: "post", path: "/api/v1/exits/claim/vtxos", operationId: "exit_claim_vtxos", tag, requiresWallet: true, summary: "Claim specific exited VTXOs",

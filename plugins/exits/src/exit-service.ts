@@ -44,11 +44,15 @@ export interface ProgressOptions {
   satPerKvb?: bigint;
   /** Sync the on-chain wallet first (the route does; a failure is a 500). */
   syncWallet?: boolean;
+  /** First look for VTXOs exited by someone else (when the tip changed); a failure is only logged. */
+  detectForeign?: boolean;
 }
 
 /** The wallet's exits. */
 export class ExitService {
   readonly lock = new AsyncLock();
+  /** The tip hash at the last look for VTXOs exited by someone else. */
+  private lastDetectionTip: string | undefined;
 
   constructor(
     readonly ports: ExitPorts,
@@ -114,6 +118,55 @@ export class ExitService {
     });
   }
 
+  // ---------------------------------------------------------------- exits started elsewhere
+
+  /**
+   * Looks, when the tip changed since the last look, for spendable VTXOs whose own transaction is
+   * on chain or in the mempool: someone else (the server, a counterparty holding an ancestor)
+   * broadcast their exit chain. Each one gets an exit, so it progresses to claimable like one the
+   * wallet started. Answers the ids of the VTXOs it started exits for.
+   */
+  detectForeignExits(): Promise<string[]> {
+    return this.lock.run(() => this.findForeignExits());
+  }
+
+  private async findForeignExits(): Promise<string[]> {
+    const tip = await this.ports.chain.tip();
+    if (this.lastDetectionTip === tip.hash) return [];
+    const found: ExitVtxoView[] = [];
+    for (const v of await this.ports.vtxos.listUnspent()) {
+      if (v.state !== "spendable" || (await this.hasLiveExit(v.id))) continue;
+      if (await this.ports.chain.txStatus(outpointOf(v.vtxo).txid)) found.push(v);
+    }
+    for (const v of found) {
+      this.logger.info(`VTXO ${v.id} was exited by someone else: its own transaction is on chain; starting its exit`);
+      await this.register(v, tip.height);
+    }
+    this.lastDetectionTip = tip.hash;
+    return found.map((v) => v.id);
+  }
+
+  /**
+   * Starts exits for VTXOs already stored as exited (a recovery from the seed found their own
+   * transaction confirmed), so their outputs get claimed. VTXOs with a live exit are skipped.
+   */
+  adoptExited(ids: readonly string[]): Promise<void> {
+    return this.lock.run(async () => {
+      const tip = await this.ports.chain.tip();
+      for (const id of ids) {
+        const v = await this.ports.vtxos.get(id);
+        if (!v || v.state !== "exited" || (await this.hasLiveExit(id))) continue;
+        this.logger.info(`VTXO ${id} was found exited on chain; starting its exit`);
+        await this.register(v, tip.height);
+      }
+    });
+  }
+
+  private async hasLiveExit(id: string): Promise<boolean> {
+    const existing = await this.store.exit(id);
+    return !!existing && LIVE_KINDS.includes(existing.state.type);
+  }
+
   // ---------------------------------------------------------------- progress
 
   /** One pass over every live exit (never claims). */
@@ -125,6 +178,9 @@ export class ExitService {
         } catch (e) {
           throw failedTo("error syncing on-chain wallet", e);
         }
+      }
+      if (opts.detectForeign) {
+        await this.findForeignExits().catch((e: unknown) => this.logger.warn(`looking for VTXOs exited by someone else: ${e instanceof Error ? e.message : String(e)}`));
       }
       const live = (await this.store.exits()).filter((r) => LIVE_KINDS.includes(r.state.type));
       let tip;

@@ -1,5 +1,6 @@
 import { ChainSourceService, Database, WalletSession, definePlugin } from "@tender/core";
-import { ArkKeysService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
+import { formatOutPoint } from "@tender/ark-protocol";
+import { ArkKeysService, RecoveryContributorsService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletService } from "@tender/plugin-onchain";
 import { BalanceContributorsService, WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
@@ -31,7 +32,7 @@ export const exitsPlugin = definePlugin({
   name: "exits",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark", "onchain"],
-  consumes: [BalanceContributorsService, WalletKeysService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService],
+  consumes: [BalanceContributorsService, WalletKeysService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ExitsPluginConfig;
     const c = ctx.container;
@@ -55,10 +56,14 @@ export const exitsPlugin = definePlugin({
       ...(cfg.progressIntervalMs !== undefined ? { overrideMs: cfg.progressIntervalMs } : {}),
       run: async () => {
         if (!session.isLoaded) return;
-        const answer = await service.progress();
+        const answer = await service.progress({ detectForeign: true });
         for (const e of answer.exits) if (e.error) ctx.logger.warn(`exit of VTXO ${e.vtxo_id}: ${JSON.stringify(e.error)}`);
       },
     }));
+    // a recovery from the seed stores VTXOs whose own tx it found confirmed as exited: they get exits, so they end claimed
+    ctx.get(RecoveryContributorsService).register(ctx.name, {
+      exited: async (vtxos) => service.adoptExited(vtxos.map((v) => formatOutPoint(v.point))),
+    });
     for (const r of exitRoutes(() => service, ports)) ctx.route(r);
     const walletKeys = ctx.walletService(WalletKeysService);
     ctx.route(exitKitRoute({ vtxos: ports.vtxos, keys: ctx.walletService(ArkKeysService), network: async () => (await walletKeys.get()).network }));

@@ -151,6 +151,40 @@ describe("exit service over fakes: the state machine, CPFP packages, reorgs, cla
     expect(world.fundRequests, "no child of our own").to.have.length(0);
   });
 
+  it("finds a spendable VTXO whose own tx someone else put in the mempool, once per tip, and starts its exit holding the lock", async () => {
+    world.chain.mine(1); // the board's funding tx below the block replaced later
+    expect(await service.detectForeignExits()).to.deep.equal([]);
+    const other = new FakeExitWorld();
+    const foreign = await other.ports.wallet.fundChild({ parentTxid: exitTxid, anchorVout: 1, anchorValueSat: 0n, parentVsize: 100, satPerKvb: 25_000n });
+    const exitHex = (await service.packagesOf({ vtxoId: id, seq: 1, amountSat: 0n, state: { type: "start", tipHeight: 0 }, history: [], movementId: null, lockId: null, createdAtMs: 0 }))[0]!.hex;
+    await world.chain.port.broadcastPackage([exitHex, foreign.hex]);
+    expect(await service.detectForeignExits(), "same tip: not looked at again").to.deep.equal([]);
+    world.chain.reorgLast(); // a new tip; the exit tx stays in the mempool
+    expect(world.chain.txs.get(exitTxid)!.block).to.equal(null);
+    expect(await service.detectForeignExits()).to.deep.equal([id]);
+    expect((await state()).type).to.equal("start");
+    expect(world.vtxos.get(id)).to.deep.include({ state: "locked", lockedBy: "exit.1" });
+    expect([...world.movements.values()]).to.deep.equal(["pending"]);
+    await service.progress();
+    expect(exitStateToJson(await state()).transactions).to.deep.equal([{ txid: exitTxid, status: { type: "awaiting-confirmation", child_txid: foreign.txid, origin: { type: "mempool" } } }]);
+    world.chain.mine(1);
+    expect(await service.detectForeignExits(), "a live exit is not started twice").to.deep.equal([]);
+    await service.progress();
+    expect((await state()).type).to.equal("awaiting-delta");
+    expect(world.fundRequests, "no child of our own").to.have.length(0);
+  });
+
+  it("starts exits for VTXOs a recovery stored as exited, skipping ones not exited or already exiting", async () => {
+    await service.adoptExited([id]);
+    expect(await store.exits(), "a spendable VTXO is not adopted").to.have.length(0);
+    world.vtxos.get(id)!.state = "exited";
+    await service.adoptExited([id, "ab".repeat(32) + ":0"]);
+    await service.adoptExited([id]);
+    const recs = await store.exits();
+    expect(recs.map((r) => [r.vtxoId, r.state.type, r.lockId])).to.deep.equal([[id, "start", null]]);
+    expect(await service.pendingExitSat()).to.equal(100_000n);
+  });
+
   it("ends as vtxo-already-spent when the VTXO is spent before its exit chain is out: movement canceled, lock gone", async () => {
     await service.start([id]);
     world.vtxos.get(id)!.state = "spent";
