@@ -1,0 +1,209 @@
+import { expect } from "chai";
+import { randomBytes } from "node:crypto";
+import { Database, silentLogger, type StepOutcome } from "@tender/core";
+import { boardVtxo, buildBoardExit, encodeVtxo, pubkeyFromSecret, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { ArkServerRejectedError, ArkServerUnavailableError, type ArkServer } from "@tender/ark-protocol/server";
+import { VtxoNotSpendableError } from "@tender/plugin-ark";
+import type { LightningRail } from "../src/lightning-rail.js";
+import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS, PaidInvoiceRow } from "../src/paid-invoice-row.js";
+import { CHECK_INTERVAL_MS, SERVER_RETRY_MS, lightningSendAction } from "../src/send-action.js";
+import type { LightningSendState } from "../src/send-state.js";
+
+const secret = () => new Uint8Array(randomBytes(32));
+const key = () => pubkeyFromSecret(secret());
+const SERVER_PK = key();
+
+/** An unsigned board VTXO of `amount` on a random outpoint (the steps here only store and name it). */
+function vtxoOf(amount: bigint): Vtxo {
+  const exit = buildBoardExit({ userPubkey: key(), serverPubkey: SERVER_PK, expiryHeight: 1_000, exitDelta: 12 }, { txid: new Uint8Array(randomBytes(32)), vout: 0 }, amount, 0n);
+  return boardVtxo(exit, null);
+}
+
+const rejected = (serverMessage: string) => new ArkServerRejectedError(
+  { method: "/bark_server.ArkService/X", code: 3, status: "INVALID_ARGUMENT", serverMessage, identifiers: [] }, {},
+);
+const unavailable = () => new ArkServerUnavailableError({ method: "/bark_server.ArkService/X", code: 14, status: "UNAVAILABLE", serverMessage: "connection refused", identifiers: [] });
+
+/** What the fakes saw. */
+interface Seen { locked: string[][]; released: string[]; spent: string[][]; movementUpdates: [number, Record<string, unknown>][]; warnings: string[]; keyIndexes: number }
+
+describe("Lightning send action: the step transitions over fakes", () => {
+  const preimage = new Uint8Array(randomBytes(32));
+  const paymentHash = toHex(sha256(preimage));
+  /** The HTLC key H and the revocation key R the fake key store knows. */
+  const h = secret();
+  const r = secret();
+  const htlc: Vtxo = { ...vtxoOf(10_100n), policy: { type: "server-htlc-send", userPubkey: pubkeyFromSecret(h), paymentHash: sha256(preimage), htlcExpiry: 500 } };
+  let db: Database;
+  let seen: Seen;
+  let server: Partial<Record<keyof ArkServer, unknown>>;
+  let tip: number;
+  let lockError: Error | undefined;
+
+  const state = (over: Partial<LightningSendState> = {}): LightningSendState => ({
+    invoice: "lnbcrt1fake", paymentHash, amountSat: "10000", feeSat: "100", inputIds: ["aa".repeat(32) + ":0"], htlcKeyIndex: 0, changeAmounts: [],
+    htlcExpiry: 500, phase: "payment-initiated", movementId: 7, htlcs: [toHex(encodeVtxo(htlc))], change: [], revocationKeyIndex: null,
+    revoked: null, preimage: null, ...over,
+  });
+
+  beforeEach(async () => {
+    db = new Database({ entities: LIGHTNING_ENTITIES, migrations: LIGHTNING_MIGRATIONS }, silentLogger);
+    await db.open({ dialect: "sqlite", path: ":memory:" });
+    seen = { locked: [], released: [], spent: [], movementUpdates: [], warnings: [], keyIndexes: 0 };
+    server = {};
+    tip = 100;
+    lockError = undefined;
+  });
+  afterEach(() => db.close());
+
+  function action() {
+    const rail = {
+      server, db, network: "regtest", settings: {},
+      logger: { ...silentLogger, warn: (m: string) => seen.warnings.push(m) },
+      tipHeight: async () => tip,
+      keys: {
+        nextVtxoKey: async () => ({ index: 40 + seen.keyIndexes++ }),
+        deriveVtxoKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
+        keyByPubkey: (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
+      },
+      locks: {
+        lock: async (ids: string[]) => { if (lockError) throw lockError; seen.locked.push(ids); },
+        release: async (id: string) => { seen.released.push(id); },
+      },
+      vtxos: { markSpent: async (ids: string[]) => { seen.spent.push(ids); } },
+      movements: { update: async (id: number, change: Record<string, unknown>) => { seen.movementUpdates.push([id, change]); } },
+    } as unknown as LightningRail;
+    return lightningSendAction(async () => rail);
+  }
+  const run = (step: string, s: LightningSendState): Promise<StepOutcome<LightningSendState>> => Promise.resolve(action().steps[step]!(s, { id: "send-1" }));
+
+  describe("check", () => {
+    it("a success whose preimage hashes to the payment hash goes to settle with the preimage", async () => {
+      server.checkLightningPayment = async () => ({ status: "success", preimage });
+      expect(await run("check", state())).to.deep.equal({ next: "settle", state: state({ preimage: toHex(preimage) }) });
+    });
+
+    it("a success with a preimage of another hash is not believed: the send keeps waiting", async () => {
+      server.checkLightningPayment = async () => ({ status: "success", preimage: new Uint8Array(32) });
+      expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
+    });
+
+    it("a failed payment and a payment the server does not know both go to revoke", async () => {
+      server.checkLightningPayment = async () => ({ status: "failed" });
+      expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
+      server.checkLightningPayment = async () => { throw rejected("payment attempt not found"); };
+      expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
+    });
+
+    it("pending or unanswered waits before the HTLC expiry and revokes once the tip is past it", async () => {
+      server.checkLightningPayment = async () => ({ status: "pending" });
+      expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
+      server.checkLightningPayment = async () => { throw unavailable(); };
+      expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
+      tip = 501;
+      expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
+    });
+  });
+
+  describe("revoke", () => {
+    it("first derives the revocation key and saves its index, once", async () => {
+      const first = await run("revoke", state({ phase: "revocable-htlcs" }));
+      expect(first).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs", revocationKeyIndex: 40 }) });
+      expect(seen.keyIndexes).to.equal(1);
+    });
+
+    it("a refusal quoting the preimage settles the send as paid; a wrong preimage in the text does not", async () => {
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      const refused = await runRevoke(s);
+      expect(refused).to.deep.equal({ next: "settle", state: { ...s, preimage: toHex(preimage) } });
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${"00".repeat(32)}`); };
+      const wrong = await runRevoke(s);
+      expect(wrong).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect((wrong as { state: LightningSendState }).state.phase).to.equal("revocation-stuck");
+    });
+
+    it("\"not eligible for revocation yet\" goes back to checking; other refusals and silence retry as revocation-stuck", async () => {
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected("HTLCs not eligible for revocation yet"); };
+      const early = await runRevoke(s);
+      expect(early).to.deep.include({ next: "check" });
+      expect((early as { state: LightningSendState }).state.phase).to.equal("payment-initiated");
+      let asked = 0;
+      server.requestLightningPayHtlcRevocation = async () => { asked++; throw unavailable(); };
+      const silent = await runRevoke(s);
+      expect(asked, "the revocation was really asked for").to.equal(1);
+      expect(silent).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect((silent as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", revocationKeyIndex: 40 });
+      expect(seen.warnings.some((w) => w.includes("revocation failed, retrying"))).to.equal(true);
+    });
+  });
+
+  describe("settle", () => {
+    it("records the preimage for good, spends the HTLCs, marks the movement successful; run again it changes nothing more", async () => {
+      const s = state({ preimage: toHex(preimage) });
+      expect(await run("settle", s)).to.deep.equal({ done: true, state: { ...s, phase: "paid", lastError: undefined } });
+      expect(await run("settle", s)).to.deep.include({ done: true });
+      const rows = await db.em().find(PaidInvoiceRow, {});
+      expect(rows.map((r) => [r.paymentHash, r.preimage, r.invoice])).to.deep.equal([[paymentHash, toHex(preimage), "lnbcrt1fake"]]);
+      expect(seen.spent).to.deep.equal([[vtxoIdString(htlc)], [vtxoIdString(htlc)]]);
+      expect(seen.movementUpdates[0]).to.deep.equal([7, { status: "successful", metadata: { payment_preimage: toHex(preimage) } }]);
+    });
+  });
+
+  describe("before anything is cosigned", () => {
+    it("the lock step locks the inputs and goes on to the movement; inputs no longer spendable fail the send there", async () => {
+      const s = state({ phase: "start" });
+      expect(await run("lock", s)).to.deep.equal({ next: "movement", state: s });
+      expect(seen.locked).to.deep.equal([s.inputIds]);
+      lockError = new VtxoNotSpendableError("aa".repeat(32) + ":0", "spent");
+      expect(await run("lock", state({ phase: "start" }))).to.deep.include({ failed: lockError.message });
+    });
+
+    it("a refused or unanswered input registration fails the send (nothing is cosigned yet); a registered one goes on to cosign", async () => {
+      const input = vtxoOf(20_000n);
+      const s = state({ phase: "start", inputIds: [vtxoIdString(input)], htlcs: null, change: null });
+      const a = railWithInputs([input]);
+      const registered: Uint8Array[][] = [];
+      server.registerVtxoTransactions = async () => { throw rejected("bad user input: unknown VTXO"); };
+      expect(await a.steps.registerInputs!(s, { id: "send-1" })).to.deep.equal({ failed: rejected("bad user input: unknown VTXO").message, state: s });
+      server.registerVtxoTransactions = async () => { throw unavailable(); };
+      expect(await a.steps.registerInputs!(s, { id: "send-1" })).to.deep.equal({ failed: unavailable().message, state: s });
+      server.registerVtxoTransactions = async (vtxos: Uint8Array[]) => { registered.push(vtxos); };
+      expect(await a.steps.registerInputs!(s, { id: "send-1" })).to.deep.equal({ next: "cosign", state: s });
+      expect(registered.map((l) => l.map(toHex))).to.deep.equal([[toHex(encodeVtxo(input))]]);
+    });
+
+    it("a failed send releases its inputs and fails its movement without a fee; a finished one touches neither", async () => {
+      const a = action();
+      await a.onEnd!("send-1", "failed", state({ phase: "start" }));
+      expect(seen.released).to.deep.equal(["send-1"]);
+      expect(seen.movementUpdates).to.deep.equal([[7, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 }]]);
+      await a.onEnd!("send-2", "done", state({ phase: "paid" }));
+      expect(seen.released).to.deep.equal(["send-1"]);
+    });
+  });
+
+  describe("initiate", () => {
+    it("goes on to check even when the server refuses or does not answer (the check decides), and logs why", async () => {
+      server.initiateLightningPayment = async () => { throw unavailable(); };
+      expect(await run("initiate", state({ phase: "htlc-received" }))).to.deep.equal({ next: "check", state: state({ phase: "payment-initiated" }) });
+      expect(seen.warnings.some((w) => w.includes("initiating the payment"))).to.equal(true);
+    });
+  });
+
+  /** The revoke step, asking the (fake) server to cosign the revocation of the HTLC to key R. */
+  function runRevoke(s: LightningSendState) {
+    return run("revoke", s);
+  }
+
+  /** The action over a rail whose VTXO store holds `inputs`. */
+  function railWithInputs(inputs: Vtxo[]) {
+    const byId = new Map(inputs.map((v) => [vtxoIdString(v), { vtxo: v }]));
+    const rail = {
+      server, db, logger: silentLogger, tipHeight: async () => tip,
+      vtxos: { get: async (id: string) => byId.get(id) },
+    } as unknown as LightningRail;
+    return lightningSendAction(async () => rail);
+  }
+});
