@@ -91,7 +91,7 @@ export function offboardRoutes(d: OffboardRouteDeps): RouteDefinition[] {
     },
     {
       method: "post", path: "/api/v1/wallet/offboard/all", operationId: "offboard_all", tag, requiresWallet: true, body: OffboardAllRequestSchema,
-      summary: "Offboard all VTXOs", responses: { 200: ok, 500: e500 },
+      summary: "Offboard all VTXOs", responses: { 200: ok, 400: e400, 500: e500 },
       handler: async ({ body }) => ({ offboard_txid: await d.service().offboard("all", await destinationOrFresh(body.address)) }),
     },
     {
