@@ -37,7 +37,8 @@ describe("u64 amounts in request bodies", function () {
       expect((send.json as { message: string }).message, amount).to.match(/Insufficient money available/);
       const onchain = await post("/api/v1/onchain/send", `{"destination":"bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080","amount_sat":${amount}}`);
       expect(onchain.status, `onchain ${amount}: ${onchain.text}`).to.equal(400);
-      expect((onchain.json as { message: string }).message, amount).to.match(/[Ii]nsufficient/);
+      // Above 21 M BTC the on-chain wallet refuses the amount itself, as send-many does.
+      expect((onchain.json as { message: string }).message, amount).to.match(/^bad request: invalid amount/);
       const board = await post("/api/v1/boards/board-amount", `{"amount_sat":${amount}}`);
       expect(board.status, `board ${amount}: ${board.text}`).to.equal(500);
       expect(board.headers.get("content-type"), amount).to.match(/^application\/json/);
