@@ -1,5 +1,6 @@
 import { expect } from "chai";
-import { decodeTx, decodeVtxo, encodeTx, exitPlan, formatOutPoint, fromHex, toHex } from "@tender/ark-protocol";
+import { decodeTx, decodeVtxo, encodeTx, exitPlan, formatOutPoint, fromHex, generateMnemonic, toHex } from "@tender/ark-protocol";
+import { createBody } from "./ark-harness.js";
 import { cleanup, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import {
   boardAndRegister, exitDaemonConfig, fundOnchain, fundedWallet, liveExits, ok, progressUntilClaimable, startExitDevnet, until,
@@ -10,8 +11,8 @@ const FOREIGN = "bcrt1qw508d6qejxtdg4y5r3zarvary0c5xw7kygt080";
 
 /**
  * Exits the wallet did not start, and CPFP children that need several coins: a VTXO whose exit
- * chain someone else put on chain is found by the daemon's sync and carried to claimed; a wallet
- * holding only small coins pays a package with several of them.
+ * chain someone else put on chain is found by the daemon's sync, or by a recovery from the seed,
+ * and carried to claimed; a wallet holding only small coins pays a package with several of them.
  */
 describe("exits: VTXOs exited by someone else, CPFP children paid by several coins", function () {
   this.timeout(300_000);
@@ -104,6 +105,40 @@ describe("exits: VTXOs exited by someone else, CPFP children paid by several coi
     const [status] = await liveExits(bob, "?transactions=true");
     expect(status!.transactions!.map((t) => t.child?.origin.type ?? null), "the wallet paid no child").to.not.include("wallet");
     await progressUntilClaimable(devnet, [bob]);
+  });
+
+  it("a wallet recovered from its seed finds a VTXO exited on chain while it was gone, starts its exit and claims it", async () => {
+    const erin = await daemon();
+    const mnemonic = generateMnemonic();
+    const created = await erin.api("POST", "/api/v1/wallet/create", { body: createBody(devnet, mnemonic) });
+    expect(created.status, created.text).to.equal(200);
+    await fundOnchain(erin, devnet, [200_000n]);
+    const board = await boardAndRegister(erin, devnet, 70_000);
+    const { encoded } = await ok<{ encoded: string }>(erin, "GET", `/api/v1/wallet/vtxos/${board}/encoded`);
+    const { fingerprint } = await ok<{ fingerprint: string }>(erin, "GET", "/api/v1/wallet");
+    expect(await ok(erin, "DELETE", "/api/v1/wallet", { dangerous: true, fingerprint })).to.deep.equal({ deleted: true, message: "Wallet deleted" });
+
+    // while the wallet is gone, someone puts the VTXO's exit chain on chain
+    const plan = exitPlan(decodeVtxo(fromHex(encoded)));
+    devnet.node.mineTransactions(plan.map((s) => toHex(encodeTx(s.tx))));
+    devnet.node.mine(1);
+
+    expect(await ok(erin, "POST", "/api/v1/wallet/create", createBody(devnet, mnemonic))).to.deep.equal({ fingerprint });
+    const stored = (await ok<VtxoInfo[]>(erin, "GET", "/api/v1/wallet/vtxos?all=true")).map((v) => [v.id, v.state.type]);
+    expect(stored, "recovered as exited").to.deep.equal([[board, "exited"]]);
+    const exits = await liveExits(erin);
+    expect(exits.map((e) => [e.vtxo_id, e.state.type]), "the recovery started its exit").to.deep.equal([[board, "start"]]);
+    expect((await ok<Balance>(erin, "GET", "/api/v1/wallet/balance")).pending_exit_sat).to.equal(70_000);
+
+    await progressUntilClaimable(devnet, [erin]);
+    const { address } = await ok<{ address: string }>(erin, "POST", "/api/v1/onchain/addresses/next");
+    await ok(erin, "POST", "/api/v1/exits/claim/all", { destination: address });
+    devnet.node.mine(1);
+    await until("claimed", async () => {
+      await ok(erin, "POST", "/api/v1/exits/progress", {});
+      return (await ok<ExitStatus>(erin, "GET", `/api/v1/exits/status/vtxo/${board}`)).state.type === "claimed" || undefined;
+    }, 30_000);
+    expect((await ok<Balance>(erin, "GET", "/api/v1/wallet/balance")).pending_exit_sat).to.equal(0);
   });
 
   it("funds a CPFP child with several small coins when no single coin pays the package, and the exit goes on to claimed", async () => {
