@@ -28,7 +28,7 @@ const CONFIG = {
 };
 
 /** Points reached only when the payment fails: those sends pay an unroutable invoice, the others a normal one. */
-const REVOCATION_POINTS: readonly string[] = ["ln-send:revoke", "ln-send:after-revoke", "ln-send:store-revoked"];
+const REVOCATION_POINTS: readonly string[] = ["ln-send:revoke", "ln-send:after-revoke", "ln-send:store-revoked", "ln-send:after-store-revoked"];
 
 describe("a Lightning send survives SIGKILL at every checkpoint (crash safety)", function () {
   this.timeout(60_000);
@@ -106,6 +106,7 @@ describe("a Lightning send survives SIGKILL at every checkpoint (crash safety)",
     }, 30_000);
 
     const movements = await sendMovements(inv.paymentHash);
+    for (const m of movements) expect(new Set(m.output_vtxos).size, "each output VTXO listed once").to.equal(m.output_vtxos.length);
     const payeePays = devnet.lightning.allPays().filter((p) => p.status === "complete" && Buffer.from(p.paymentHash).toString("hex") === inv.paymentHash);
     const payee = devnet.lightning.invoice(inv.paymentHash)!;
     if (expected === "paid") {

@@ -17,10 +17,15 @@ export const LIGHTNING_SEND_ACTION = "lightning.send";
 /** Subsystem of Lightning send movements, as barkd names it. */
 export const LIGHTNING_SEND_SUBSYSTEM = { name: "bark.lightning_send", kind: "send" } as const;
 
-/** Fault points (`TENDER_FAULT_INJECT`) of a send, in order: one at the start of every step, and after each server call that changes state. */
+/**
+ * Fault points (`TENDER_FAULT_INJECT`) of a send, in order: one at the start of every step, one
+ * after each server call that changes state, and one after each step's own database writes
+ * (committed, but the step not yet recorded as done: the step runs again after a restart).
+ */
 export const LIGHTNING_SEND_FAULT_POINTS = [
   "ln-send:lock", "ln-send:movement", "ln-send:register-inputs", "ln-send:cosign", "ln-send:after-cosign", "ln-send:store-htlcs",
-  "ln-send:initiate", "ln-send:after-initiate", "ln-send:check", "ln-send:settle", "ln-send:revoke", "ln-send:after-revoke", "ln-send:store-revoked",
+  "ln-send:after-store-htlcs", "ln-send:initiate", "ln-send:after-initiate", "ln-send:check", "ln-send:settle", "ln-send:after-settle",
+  "ln-send:revoke", "ln-send:after-revoke", "ln-send:store-revoked", "ln-send:after-store-revoked",
 ] as const;
 
 /** Pause between checks of a payment in flight. */
@@ -184,6 +189,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           }
         });
         await backUp(w, change);
+        faultPoint("ln-send:after-store-htlcs");
         return { next: "initiate", state: s };
       },
       initiate: async (s) => {
@@ -234,6 +240,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           await w.vtxos.markSpent(htlcIds);
           if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful", metadata: { payment_preimage: s.preimage } });
         });
+        faultPoint("ln-send:after-settle");
         return { done: true, state: { ...s, phase: "paid", lastError: undefined } };
       },
       revoke: async (s) => {
@@ -276,12 +283,13 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           await w.vtxos.markSpent(vtxosOf(s.htlcs).map(vtxoIdString));
           if (s.movementId !== null) {
             const m = await w.movements.get(s.movementId);
-            await w.movements.update(s.movementId, {
-              status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0, outputVtxos: [...(m?.output_vtxos ?? []), ...back.map(vtxoIdString)],
-            });
+            // run again after a crash, the revocation outputs are already listed: list each once
+            const outputs = [...new Set([...(m?.output_vtxos ?? []), ...back.map(vtxoIdString)])];
+            await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0, outputVtxos: outputs });
           }
         });
         await backUp(w, back);
+        faultPoint("ln-send:after-store-revoked");
         return { done: true, state: { ...s, phase: "revoked" } };
       },
     },

@@ -25,7 +25,7 @@ const rejected = (serverMessage: string) => new ArkServerRejectedError(
 const unavailable = () => new ArkServerUnavailableError({ method: "/bark_server.ArkService/X", code: 14, status: "UNAVAILABLE", serverMessage: "connection refused", identifiers: [] });
 
 /** What the fakes saw. */
-interface Seen { locked: string[][]; released: string[]; spent: string[][]; movementUpdates: [number, Record<string, unknown>][]; warnings: string[]; keyIndexes: number }
+interface Seen { added: [string, string][]; locked: string[][]; released: string[]; spent: string[][]; movementUpdates: [number, Record<string, unknown>][]; warnings: string[]; keyIndexes: number }
 
 describe("Lightning send action: the step transitions over fakes", () => {
   const preimage = new Uint8Array(randomBytes(32));
@@ -39,6 +39,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
   let server: Partial<Record<keyof ArkServer, unknown>>;
   let tip: number;
   let lockError: Error | undefined;
+  let movementOutputs: string[];
 
   const state = (over: Partial<LightningSendState> = {}): LightningSendState => ({
     invoice: "lnbcrt1fake", paymentHash, amountSat: "10000", feeSat: "100", inputIds: ["aa".repeat(32) + ":0"], htlcKeyIndex: 0, changeAmounts: [],
@@ -49,10 +50,11 @@ describe("Lightning send action: the step transitions over fakes", () => {
   beforeEach(async () => {
     db = new Database({ entities: LIGHTNING_ENTITIES, migrations: LIGHTNING_MIGRATIONS }, silentLogger);
     await db.open({ dialect: "sqlite", path: ":memory:" });
-    seen = { locked: [], released: [], spent: [], movementUpdates: [], warnings: [], keyIndexes: 0 };
+    seen = { added: [], locked: [], released: [], spent: [], movementUpdates: [], warnings: [], keyIndexes: 0 };
     server = {};
     tip = 100;
     lockError = undefined;
+    movementOutputs = ["cc".repeat(32) + ":1"];
   });
   afterEach(() => db.close());
 
@@ -63,6 +65,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
       tipHeight: async () => tip,
       keys: {
         nextVtxoKey: async () => ({ index: 40 + seen.keyIndexes++ }),
+        recoveryMailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         deriveVtxoKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         keyByPubkey: (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
       },
@@ -70,8 +73,17 @@ describe("Lightning send action: the step transitions over fakes", () => {
         lock: async (ids: string[]) => { if (lockError) throw lockError; seen.locked.push(ids); },
         release: async (id: string) => { seen.released.push(id); },
       },
-      vtxos: { markSpent: async (ids: string[]) => { seen.spent.push(ids); } },
-      movements: { update: async (id: number, change: Record<string, unknown>) => { seen.movementUpdates.push([id, change]); } },
+      vtxos: {
+        markSpent: async (ids: string[]) => { seen.spent.push(ids); },
+        add: async (v: Vtxo, st: string) => { seen.added.push([vtxoIdString(v), st]); },
+      },
+      movements: {
+        get: async () => ({ output_vtxos: movementOutputs }),
+        update: async (id: number, change: Record<string, unknown>) => {
+          seen.movementUpdates.push([id, change]);
+          if (change.outputVtxos) movementOutputs = change.outputVtxos as string[];
+        },
+      },
     } as unknown as LightningRail;
     return lightningSendAction(async () => rail);
   }
@@ -148,6 +160,30 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect(rows.map((r) => [r.paymentHash, r.preimage, r.invoice])).to.deep.equal([[paymentHash, toHex(preimage), "lnbcrt1fake"]]);
       expect(seen.spent).to.deep.equal([[vtxoIdString(htlc)], [vtxoIdString(htlc)]]);
       expect(seen.movementUpdates[0]).to.deep.equal([7, { status: "successful", metadata: { payment_preimage: toHex(preimage) } }]);
+    });
+  });
+
+  describe("store-revoked", () => {
+    it("stores the revocation output spendable, spends the HTLCs, fails the movement listing each output once even when run again after a crash", async () => {
+      const back = vtxoOf(10_100n);
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40, revoked: [toHex(encodeVtxo(back))] });
+      const registered: string[][] = [];
+      server.registerVtxoTransactions = async (vtxos: Uint8Array[]) => { registered.push(vtxos.map(toHex)); };
+      server.postRecoveryVtxoIds = async () => undefined;
+      expect(await run("storeRevoked", s)).to.deep.equal({ done: true, state: { ...s, phase: "revoked" } });
+      expect(await run("storeRevoked", s)).to.deep.include({ done: true });
+      expect(registered).to.deep.equal([[toHex(encodeVtxo(back))], [toHex(encodeVtxo(back))]]);
+      expect(seen.added).to.deep.equal([[vtxoIdString(back), "spendable"], [vtxoIdString(back), "spendable"]]);
+      expect(seen.spent).to.deep.equal([[vtxoIdString(htlc)], [vtxoIdString(htlc)]]);
+      expect(movementOutputs).to.deep.equal(["cc".repeat(32) + ":1", vtxoIdString(back)]);
+      expect(seen.movementUpdates[1]![1]).to.deep.include({ status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
+    });
+
+    it("an unanswered registration of the revocation output waits and stores nothing", async () => {
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40, revoked: [toHex(encodeVtxo(vtxoOf(10_100n)))] });
+      server.registerVtxoTransactions = async () => { throw unavailable(); };
+      expect(await run("storeRevoked", s)).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect([seen.added, seen.spent, seen.movementUpdates]).to.deep.equal([[], [], []]);
     });
   });
 
