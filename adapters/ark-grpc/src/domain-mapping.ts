@@ -4,11 +4,11 @@
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
 import { InvalidServerResponseError, type ArkInfo, type ArkSession, type MailboxMessage, type RoundEvent, type RoundParticipationStatus,
-  type VtxoSpendState,
+  type VtxoSpendState, type LightningReceiveState, type LightningReceiveStatus,
 } from "@tender/ark-protocol/server";
 import {
   RoundParticipationStatus as RoundParticipationStatusCode, VtxoSpendState as VtxoSpendStateCode, type ArkInfo as ArkInfoMessage, type PpmExpiryFeeEntry, type RoundEvent as RoundEventMessage,
-  type RoundParticipationStatusResponse,
+  type RoundParticipationStatusResponse, LightningReceiveStatus as LightningReceiveStatusCode, type CheckLightningReceiveResponse,
 } from "./gen/bark_server.js";
 import { MailboxMessage as MailboxMessageCodec } from "./gen/mailbox_server.js";
 import { effectiveVtxoLifetime } from "./ark-info.js";
@@ -137,4 +137,19 @@ const SPEND_STATES: Readonly<Record<number, VtxoSpendState>> = {
 /** The port's spend state of a `VtxoSpendState` code; the zero value and codes our `.proto` lacks are `unspecified`. */
 export function vtxoSpendStateOf(code: number): VtxoSpendState {
   return SPEND_STATES[code] ?? "unspecified";
+}
+
+const RECEIVE_STATES: Readonly<Record<number, LightningReceiveState>> = {
+  [LightningReceiveStatusCode.CREATED]: "created",
+  [LightningReceiveStatusCode.ACCEPTED]: "accepted",
+  [LightningReceiveStatusCode.HTLCS_READY]: "htlcs-ready",
+  [LightningReceiveStatusCode.SETTLED]: "settled",
+  [LightningReceiveStatusCode.CANCELED]: "canceled",
+};
+
+/** The port's receive status of a `CheckLightningReceiveResponse`; an unknown status value is refused. */
+export function lightningReceiveStatusOf(res: CheckLightningReceiveResponse): LightningReceiveStatus {
+  const state = RECEIVE_STATES[res.status];
+  if (!state) throw new InvalidServerResponseError(`unknown lightning receive status ${String(res.status)}`);
+  return { invoice: res.invoice, amountSat: res.amountSat, state, htlcVtxoIds: res.htlcVtxos };
 }

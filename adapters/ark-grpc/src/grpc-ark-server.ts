@@ -9,10 +9,12 @@ import type {
   MailboxSubscriptionRequest, RecoveryIdsPost, FinishOffboardRequest, PreparedOffboard, PrepareOffboardRequest, RoundEvent, RoundInput, RoundParticipationRequest, RoundParticipationStatus,
   RoundSubscription, RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
   FetchBolt12InvoiceRequest, InitiateLightningPaymentRequest, LightningPaymentStatus, VtxoSpendState,
+  ClaimLightningReceiveRequest, LightningReceiveStatus, PrepareLightningReceiveClaimRequest, PrepareLightningReceiveClaimResponse,
+  StartLightningReceiveRequest,
 } from "@tender/ark-protocol/server";
-import { ArkServerNotFoundError } from "@tender/ark-protocol/server";
+import { ArkServerNotFoundError, InvalidServerResponseError } from "@tender/ark-protocol/server";
 import { ArkServerClient, type ArkServerClientOptions, type ServerSession } from "./client.js";
-import { arkSessionOf, mailboxMessageOf, roundEventOf, roundParticipationStatusOf, vtxoSpendStateOf } from "./domain-mapping.js";
+import { arkSessionOf, lightningReceiveStatusOf, mailboxMessageOf, roundEventOf, roundParticipationStatusOf, vtxoSpendStateOf } from "./domain-mapping.js";
 import { serverNetworkOf } from "./networks.js";
 
 const output = (o: { amount: bigint; policy: Uint8Array }) => ({ totalAmount: o.amount, policy: o.policy });
@@ -211,6 +213,39 @@ export class GrpcArkServer implements ArkServer {
   async fetchBolt12Invoice(r: FetchBolt12InvoiceRequest): Promise<Uint8Array> {
     const res = await this.client.ark("fetchBolt12Invoice", { offer: r.offer, ...(r.amountSat !== undefined ? { amountSat: r.amountSat } : {}) });
     return res.invoice;
+  }
+
+  async startLightningReceive(r: StartLightningReceiveRequest): Promise<string> {
+    const res = await this.client.ark("startLightningReceive", {
+      paymentHash: r.paymentHash, amountSat: r.amountSat, minCltvDelta: r.minCltvDelta,
+      ...(r.mailboxId ? { mailboxId: r.mailboxId } : {}),
+      ...(r.description !== undefined ? { description: r.description } : {}),
+    });
+    return res.bolt11;
+  }
+
+  async checkLightningReceive(paymentHash: Uint8Array, wait: boolean): Promise<LightningReceiveStatus> {
+    return lightningReceiveStatusOf(await this.client.ark("checkLightningReceive", { hash: paymentHash, wait }));
+  }
+
+  async prepareLightningReceiveClaim(r: PrepareLightningReceiveClaimRequest): Promise<PrepareLightningReceiveClaimResponse> {
+    const antiDos = r.antiDos?.kind === "vtxo"
+      ? { lightningReceiveAntiDos: { $case: "inputVtxo" as const, value: { vtxoId: r.antiDos.vtxoId, attestation: r.antiDos.attestation } } }
+      : r.antiDos?.kind === "token"
+        ? { lightningReceiveAntiDos: { $case: "token" as const, value: r.antiDos.token } }
+        : { lightningReceiveAntiDos: undefined };
+    const res = await this.client.ark("prepareLightningReceiveClaim", { paymentHash: r.paymentHash, userPubkey: r.userPubkey, htlcRecvExpiry: r.htlcRecvExpiry, ...antiDos });
+    if (!res.receive) throw new InvalidServerResponseError("lightning receive claim answer lacks the receive");
+    return { receive: lightningReceiveStatusOf(res.receive), htlcVtxos: res.htlcVtxos };
+  }
+
+  async claimLightningReceive(r: ClaimLightningReceiveRequest): Promise<ArkoorCosignResponse[]> {
+    const res = await this.client.ark("claimLightningReceive", { paymentHash: r.paymentHash, paymentPreimage: r.preimage, cosignRequest: { parts: r.parts.map(cosignPart) } });
+    return res.parts.map(cosignAnswer);
+  }
+
+  async cancelLightningReceive(paymentHash: Uint8Array): Promise<void> {
+    await this.client.ark("cancelLightningReceive", { paymentHash });
   }
 
   close(): void {

@@ -2,6 +2,10 @@ import type { ArkSession, PinnedServerKeys } from "./ark-info.js";
 import type { ArkoorCosignPart, ArkoorCosignResponse, BoardCosignRequest, BoardCosignResponse } from "./cosign-requests.js";
 import type { MailboxPage, MailboxReadRequest, MailboxSubscription, MailboxSubscriptionRequest, RecoveryIdsPost } from "./mailbox-messages.js";
 import type {
+  ClaimLightningReceiveRequest, LightningReceiveStatus, PrepareLightningReceiveClaimRequest, PrepareLightningReceiveClaimResponse,
+  StartLightningReceiveRequest,
+} from "./lightning-receive-messages.js";
+import type {
   LeafVtxoCosignRequest, LeafVtxoCosignResponse, RoundEvent, RoundParticipationRequest, RoundParticipationStatus, RoundSubscription,
   RoundSubscriptionRequest, SubmitPaymentRequest, VtxoSignaturesRequest,
 } from "./round-messages.js";
@@ -79,6 +83,16 @@ export interface ArkServer {
   requestLightningPayHtlcRevocation(parts: readonly ArkoorCosignPart[]): Promise<ArkoorCosignResponse[]>;
   /** A BOLT12 invoice (raw TLV bytes) the offer's issuer signed for this amount. */
   fetchBolt12Invoice(request: FetchBolt12InvoiceRequest): Promise<Uint8Array>;
+  /** Asks for a hold invoice on the wallet's payment hash; returns the BOLT11 invoice. */
+  startLightningReceive(request: StartLightningReceiveRequest): Promise<string>;
+  /** Where a receive stands; with `wait`, the server may hold the call until it changes. Unknown hashes throw the not-found error. */
+  checkLightningReceive(paymentHash: Uint8Array, wait: boolean): Promise<LightningReceiveStatus>;
+  /** Has HTLC-recv VTXOs granted for a receive whose payer's HTLCs are held. */
+  prepareLightningReceiveClaim(request: PrepareLightningReceiveClaimRequest): Promise<PrepareLightningReceiveClaimResponse>;
+  /** Reveals the preimage and has the claim package cosigned; one response per part, in order. */
+  claimLightningReceive(request: ClaimLightningReceiveRequest): Promise<ArkoorCosignResponse[]>;
+  /** Cancels a receive (its hold invoice is cancelled; the payer gets the money back). */
+  cancelLightningReceive(paymentHash: Uint8Array): Promise<void>;
   /** Closes the connection and ends its subscriptions; later calls fail with `ArkClientClosedError`. */
   close(): void;
 }

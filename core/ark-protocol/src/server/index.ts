@@ -8,6 +8,7 @@ export type { ArkInfo, ArkSession, PinnedServerKeys } from "./ark-info.js";
 export type * from "./mailbox-messages.js";
 export type * from "./cosign-requests.js";
 export type * from "./round-messages.js";
+export type * from "./lightning-receive-messages.js";
 export type * from "./offboard-messages.js";
 export type * from "./vtxo-queries.js";
 export type * from "./lightning-messages.js";
