@@ -4,8 +4,10 @@ import {
   estimateLightningSend, exitDepth, FeeError, lightningPaymentAmount, LightningSendError, lightningSendFee, selectVtxos, splitChange, toHex,
   type FeeEstimate,
 } from "@tender/ark-protocol";
-import type { Bolt11Invoice } from "@tender/plugin-wallet";
+import type { Bolt12Offer } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
+import { fetchLnurlInvoice, LnurlPayError, type LnurlHostOverrides } from "./lnurl-pay.js";
+import { checkOfferInvoice, OfferPayError, offerAmountMsat } from "./offer-invoice.js";
 import { PaidInvoiceRow } from "./paid-invoice-row.js";
 import { LIGHTNING_SEND_ACTION } from "./send-action.js";
 import type { LightningSendPhase, LightningSendState } from "./send-state.js";
@@ -23,6 +25,16 @@ const INVOICE_NETWORK: Record<string, string> = { mainnet: "bitcoin", bitcoin: "
 
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** What paying needs of an invoice, BOLT11 or BOLT12 (already decoded and checked). */
+export interface PayableInvoice {
+  /** The invoice string handed to the server (`ln…` or `lni1…`). */
+  readonly invoice: string;
+  /** The invoice's network in BOLT11 naming (`bitcoin`, `testnet`, `signet`, `regtest`). */
+  readonly network: string;
+  readonly paymentHash: Uint8Array;
+  readonly amountMsat: bigint | undefined;
+}
+
 /**
  * Starts Lightning sends and answers about them: checks the invoice (network, amount, not paid
  * and not in flight), selects inputs with the Lightning-send fee (soonest expiry first), derives
@@ -31,10 +43,64 @@ const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
  * estimate, and the reaction to the server's `LightningSendFinished`.
  */
 export class LightningSender {
-  constructor(private readonly rail: LightningRailSource, private readonly engine: ActionEngine) {}
+  constructor(
+    private readonly rail: LightningRailSource,
+    private readonly engine: ActionEngine,
+    private readonly lnurlOverrides: LnurlHostOverrides = new Map(),
+    private readonly nowSecs: () => number = () => Math.floor(Date.now() / 1000),
+  ) {}
 
-  /** Pays a decoded BOLT11 invoice; resolves with the payment hash once the payment was initiated. */
-  async payBolt11(invoice: Bolt11Invoice, userAmountSat: bigint | undefined): Promise<{ paymentHash: string }> {
+  /**
+   * Pays a BOLT12 offer: the server fetches an invoice for the user's amount (else the offer's),
+   * which is checked against the offer (issuer signature, offer fields, exact amount, chain)
+   * before anything is locked, then paid like an invoice.
+   */
+  async payOffer(offer: Bolt12Offer, userAmountSat: bigint | undefined): Promise<{ paymentHash: string }> {
+    const w = await this.rail();
+    const refuse = (e: unknown): never => {
+      if (e instanceof OfferPayError) throw e.userError ? new BadRequestError(e.message) : new InternalServerError(`Failed to pay lightning offer: ${e.message}`);
+      throw e;
+    };
+    let amountMsat: bigint;
+    try {
+      amountMsat = offerAmountMsat(offer, userAmountSat, w.network, this.nowSecs());
+    } catch (e) {
+      return refuse(e);
+    }
+    const bytes = await w.server.fetchBolt12Invoice({ offer: offer.bytes, ...(userAmountSat !== undefined ? { amountSat: userAmountSat } : {}) })
+      .catch((e: unknown) => {
+        throw new InternalServerError(`Failed to pay lightning offer: the Ark server could not fetch an invoice: ${message(e)}`);
+      });
+    let invoice;
+    try {
+      invoice = checkOfferInvoice(bytes, offer, amountMsat, w.network, this.nowSecs());
+    } catch (e) {
+      return refuse(e);
+    }
+    return this.payInvoice({ invoice: invoice.invoice, network: INVOICE_NETWORK[w.network] ?? w.network, paymentHash: invoice.paymentHash, amountMsat: invoice.amountMsat }, undefined);
+  }
+
+  /**
+   * Pays through LNURL-pay (a Lightning address's or an LNURL's pay URL): the service's invoice
+   * for exactly the amount, with the comment, is checked before anything is locked.
+   */
+  async payLnurl(payUrl: string, amountSat: bigint, comment: string | undefined): Promise<{ paymentHash: string }> {
+    const w = await this.rail();
+    if (amountSat === 0n) throw new BadRequestError("the amount must be greater than zero");
+    let invoice;
+    try {
+      invoice = await fetchLnurlInvoice(payUrl, amountSat * 1000n, comment, {
+        walletNetwork: w.network, overrides: this.lnurlOverrides, warn: (m) => w.logger.warn(m),
+      });
+    } catch (e) {
+      if (e instanceof LnurlPayError) throw new InternalServerError(`Failed to pay lightning address/LNURL: ${e.message}`);
+      throw e;
+    }
+    return this.payInvoice(invoice, undefined);
+  }
+
+  /** Pays a decoded BOLT11 (or checked BOLT12) invoice; resolves with the payment hash once the payment was initiated. */
+  async payInvoice(invoice: PayableInvoice, userAmountSat: bigint | undefined): Promise<{ paymentHash: string }> {
     const w = await this.rail();
     const walletNetwork = w.network;
     if (INVOICE_NETWORK[walletNetwork] !== invoice.network) {

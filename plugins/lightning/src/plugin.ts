@@ -2,17 +2,18 @@ import { ActionEngine, ChainSourceService, Database, definePlugin } from "@tende
 import { ArkConnectionService, ArkKeysService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { MovementStoreToken } from "@tender/plugin-history";
-import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService, type Bolt11Invoice } from "@tender/plugin-wallet";
+import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
 import { LightningSender } from "./lightning-sender.js";
+import { claimSendKinds, lnurlHostOverrides } from "./send-claims.js";
 import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS } from "./paid-invoice-row.js";
 import { lightningSendAction } from "./send-action.js";
 import { sendRoutes } from "./send-routes.js";
 
 /**
- * The lightning plugin, send side: paying BOLT11 invoices through the Ark server. Contributes
+ * The lightning plugin, send side: paying BOLT11 invoices, BOLT12 offers, Lightning addresses and LNURL-pay through the Ark server. Contributes
  * barkd's `POST /api/v1/lightning/pay`, `GET /api/v1/lightning/sends/{identifier}` and
- * `GET /api/v1/fees/lightning/pay`; claims the `bolt11` kind of `POST /api/v1/wallet/send`; the
+ * `GET /api/v1/fees/lightning/pay`; claims the `bolt11`, `bolt12`, `lightning-address` and `lnurl` kinds of `POST /api/v1/wallet/send`; the
  * crash-safe `lightning.send` action (kernel ActionEngine, resumed by the kernel and on every
  * sync); `pending_lightning_send_sat`; the handler of `LightningSendFinished` mailbox messages;
  * the paid invoices with their preimages (`lightning_paid_invoice`).
@@ -45,11 +46,11 @@ export const lightningPlugin = definePlugin({
       settings: await settings.get(), network: (await walletKeys.get()).network,
       tipHeight: async () => (await (await chain.get()).getTip()).height,
     });
-    const sender = new LightningSender(rail, engine);
+    const sender = new LightningSender(rail, engine, lnurlHostOverrides(ctx.pluginConfig));
     engine.define(lightningSendAction(rail));
 
     const send = ctx.get(SendDestinationsService);
-    send.claim("bolt11", ctx.name, async (d) => sender.payBolt11(d.decoded as Bolt11Invoice, d.amountSat));
+    claimSendKinds(send, sender, ctx.name);
     ctx.get(BalanceContributorsService).contribute("pending_lightning_send_sat", ctx.name, () => sender.pendingSat());
     ctx.get(MailboxHandlersService).register("lightning-send-finished", ctx.name, async (m) => {
       await sender.onFinished(Buffer.from(m.paymentHash).toString("hex"));

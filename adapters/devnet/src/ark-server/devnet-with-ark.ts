@@ -21,6 +21,7 @@ import { arkControlRoutes } from "./ark-control-routes.js";
 import { startArkServer, type RunningArkServer, type StartArkServerOptions } from "./start-ark-server.js";
 import { SimulatedLightningNetwork, type SimulatedRouting } from "../lightning/simulated-network.js";
 import { lnControlRoutes } from "../lightning/ln-control-routes.js";
+import { LnurlPayServer } from "../lightning/lnurl-server.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
 export interface StartDevnetWithArkOptions extends StartDevnetOptions {
@@ -50,16 +51,26 @@ export interface DevnetWithArk extends Devnet {
   readonly lightning: SimulatedLightningNetwork;
   /** Base URL of its controls (`<control>/ln`). */
   readonly lnControlUrl: string;
+  /** The payee's LNURL-pay service (Lightning addresses `<user>@<domain>`). */
+  readonly lnurl: LnurlPayServer;
+  /** Plain-http base URL serving the LNURL domain (`<control>/lnurl`): what a regtest wallet maps the domain to. */
+  readonly lnurlBaseUrl: string;
 }
 
 /** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls and the payee's node id). */
-export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl">>): {
-  ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string; lightning?: { control: string; network: string; payee_node_id: string };
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl">>): {
+  ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string;
+  lightning?: { control: string; network: string; payee_node_id: string; lnurl_domain?: string; lnurl_base_url?: string };
 } {
   const { ark } = devnet;
   return {
     ark: ark.url, ark_admin: ark.adminUrl, ark_control: devnet.arkControlUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey),
-    ...(devnet.lightning && devnet.lnControlUrl ? { lightning: { control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId) } } : {}),
+    ...(devnet.lightning && devnet.lnControlUrl ? {
+      lightning: {
+        control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId),
+        ...(devnet.lnurl && devnet.lnurlBaseUrl ? { lnurl_domain: devnet.lnurl.domain, lnurl_base_url: devnet.lnurlBaseUrl } : {}),
+      },
+    } : {}),
   };
 }
 
@@ -86,6 +97,8 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
   }
   const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark));
   const lnControlUrl = devnet.mountControl("/ln", lnControlRoutes(lightning));
+  const lnurl = new LnurlPayServer(lightning);
+  const lnurlBaseUrl = devnet.mountControl("/lnurl", lnurl.router());
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
   if (funding > 0n && (await ark.server.walletStatus()).totalBalance === 0n) {
     await ark.server.wallet.fundFromFaucet(funding);
@@ -99,6 +112,8 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     arkControlUrl,
     lightning,
     lnControlUrl,
+    lnurl,
+    lnurlBaseUrl,
     stop: async () => {
       await ark.stop();
       lightning.close();

@@ -3,3 +3,5 @@ export * from "./lightning-backend.js";
 export * from "./simulated-network.js";
 export * from "./bolt11-codec.js";
 export { lnControlRoutes } from "./ln-control-routes.js";
+export * from "./lnurl-server.js";
+export { SimulatedOffers, OFFER_MODES, type SimulatedOffer, type SimulatedOfferMode } from "./simulated-offers.js";

@@ -23,7 +23,8 @@ import { randomBytes } from "node:crypto";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { toHex } from "@tender/ark-protocol";
-import { decodeBolt11, encodeBolt11, type Bolt11Network } from "./bolt11-codec.js";
+import { encodeBolt11, type Bolt11Network } from "./bolt11-codec.js";
+import { decodePayable, SimulatedOffers } from "./simulated-offers.js";
 import { LightningBackendError, type LightningBackend, type LightningPay, type LightningPayRequest } from "./lightning-backend.js";
 
 /** How a payment of an invoice ends. */
@@ -58,6 +59,8 @@ export interface CreateInvoiceOptions {
   readonly amountSat?: bigint;
   readonly amountMsat?: bigint;
   readonly description?: string;
+  /** Commit to a description by its SHA-256 instead (LNURL-pay invoices commit to the pay request's metadata). */
+  readonly descriptionHash?: Uint8Array;
   readonly kind?: SimulatedInvoiceKind;
   readonly expirySecs?: number;
   readonly minFinalCltvExpiryDelta?: number;
@@ -94,10 +97,15 @@ export class SimulatedLightningNetwork implements LightningBackend {
   private readonly pays = new Map<string, PayRecord[]>();
   private readonly listeners = new Set<(pay: LightningPay) => void>();
   private readonly timers = new Set<NodeJS.Timeout>();
+  /** The payee's BOLT12 offers; invoices it issues for them are paid like its BOLT11 invoices. */
+  readonly offers: SimulatedOffers;
 
   constructor(private readonly opts: SimulatedLightningOptions) {
     this.network = opts.network ?? "regtest";
     this.routing = { ...DEFAULT_ROUTING, ...opts.routing };
+    this.offers = new SimulatedOffers(this.network, this.payeeKey, () => this.now(), (i) => {
+      this.invoices.set(i.paymentHash, { invoice: i.invoice, paymentHash: i.paymentHash, preimage: i.preimage, kind: "normal", amountMsat: i.amountMsat, state: "unpaid", receivedMsat: 0n });
+    });
   }
 
   /** The payee node's public key. */
@@ -129,7 +137,7 @@ export class SimulatedLightningNetwork implements LightningBackend {
     const invoice = encodeBolt11(
       {
         network: this.network, amountMsat, timestamp: this.now(), paymentHash, paymentSecret: randomBytes(32),
-        description: o.description ?? "", expirySecs: o.expirySecs ?? 3600, minFinalCltvExpiryDelta: o.minFinalCltvExpiryDelta ?? 18,
+        ...(o.descriptionHash ? { descriptionHash: o.descriptionHash } : { description: o.description ?? "" }), expirySecs: o.expirySecs ?? 3600, minFinalCltvExpiryDelta: o.minFinalCltvExpiryDelta ?? 18,
       },
       kind === "unroutable" ? this.unreachableKey : this.payeeKey,
     );
@@ -178,7 +186,7 @@ export class SimulatedLightningNetwork implements LightningBackend {
   async pay(req: LightningPayRequest): Promise<void> {
     let decoded;
     try {
-      decoded = decodeBolt11(req.invoice);
+      decoded = decodePayable(req.invoice);
     } catch (e) {
       throw new LightningBackendError(`invalid invoice: ${(e as Error).message}`);
     }
@@ -224,8 +232,8 @@ export class SimulatedLightningNetwork implements LightningBackend {
     return () => this.listeners.delete(listener);
   }
 
-  async fetchInvoice(_offer: Uint8Array, _amountMsat?: bigint): Promise<Uint8Array> {
-    throw new LightningBackendError("BOLT12 offers are not supported by the simulated network");
+  async fetchInvoice(offer: Uint8Array, amountMsat?: bigint): Promise<Uint8Array> {
+    return this.offers.fetchInvoice(offer, amountMsat);
   }
 
   /** Stops pending timers (the devnet is shutting down). */

@@ -23,7 +23,8 @@ import type { MailboxService } from "../mailbox-service.js";
 import { BadUserInputError, NotFoundError, UnavailableError, UnusableInputsError } from "../server-errors.js";
 import type { ServerContext } from "../server-context.js";
 import { vtxoFromBytes, vtxoIdText } from "../request-decoding.js";
-import { Bolt11Error, decodeBolt11, type Bolt11Decoded } from "../../lightning/bolt11-codec.js";
+import { Bolt11Error, decodeBolt11, type Bolt11Network } from "../../lightning/bolt11-codec.js";
+import { decodeBolt12Invoice, readOffer } from "../../lightning/bolt12-codec.js";
 import { LightningBackendError, type LightningBackend, type LightningPay } from "../../lightning/lightning-backend.js";
 import { LightningStore, type PaymentAttempt } from "./lightning-store.js";
 
@@ -167,7 +168,7 @@ export class LightningSendService {
   private async pay(backend: LightningBackend, attempt: PaymentAttempt, maxFeeSat: bigint, htlcExpiry: number): Promise<void> {
     const nodeTip = await backend.tipHeight();
     const maxDelay = htlcExpiry - (nodeTip + this.ctx.config.htlcExpiryDelta);
-    const invoice = decodeBolt11(attempt.invoice);
+    const invoice = this.decodeInvoice(attempt.invoice);
     try {
       await backend.pay({
         invoice: attempt.invoice, ...(invoice.amountMsat === undefined ? { amountMsat: attempt.amountMsat } : {}),
@@ -181,12 +182,13 @@ export class LightningSendService {
     }
   }
 
-  private decodeInvoice(text: string): Bolt11Decoded {
-    let inv: Bolt11Decoded;
+  /** A BOLT11 invoice, or a BOLT12 invoice (`lni1…`, its signature checked against its node id). */
+  private decodeInvoice(text: string): { invoice: string; network: Bolt11Network | undefined; paymentHash: Uint8Array; amountMsat: bigint | undefined } {
+    let inv: { invoice: string; network: Bolt11Network | undefined; paymentHash: Uint8Array; amountMsat: bigint | undefined };
     try {
-      inv = decodeBolt11(text);
+      inv = /^lni1/i.test(text) ? decodeBolt12Invoice(text) : decodeBolt11(text);
     } catch (e) {
-      if (e instanceof Bolt11Error) throw new BadUserInputError(`invalid invoice: ${e.message}`);
+      if (e instanceof Bolt11Error || /^lni1/i.test(text)) throw new BadUserInputError(`invalid invoice: ${(e as Error).message}`);
       throw e;
     }
     if (inv.network !== this.ctx.config.network) throw new BadUserInputError(`invoice is for network ${inv.network}, the server runs on ${this.ctx.config.network}`);
@@ -280,6 +282,13 @@ export class LightningSendService {
   async fetchBolt12Invoice(offer: Uint8Array | undefined, amountSat: bigint | undefined): Promise<Uint8Array> {
     const backend = this.requireBackend();
     if (!offer || offer.length === 0) throw new BadUserInputError("invalid offer");
+    let read;
+    try {
+      read = readOffer(offer);
+    } catch {
+      throw new BadUserInputError("invalid offer");
+    }
+    if (amountSat === undefined && (read.amountMsat === undefined || read.currency)) throw new BadUserInputError("cannot determine the amount to request for this offer");
     try {
       return await backend.fetchInvoice(offer, amountSat !== undefined ? amountSat * 1000n : undefined);
     } catch (e) {

@@ -1,5 +1,5 @@
 /** The formats the Lightning destination decoders read. */
-export type LightningFormat = "bolt11" | "bolt12-offer" | "lnurl";
+export type LightningFormat = "bolt11" | "bolt12-offer" | "bolt12-invoice" | "lnurl";
 
 /**
  * A string or byte sequence that is not a valid value of `format`. `code` names the rule it breaks
