@@ -2,13 +2,18 @@ import { ActionEngine, ChainSourceService, Database, definePlugin } from "@tende
 import { ArkConnectionService, ArkKeysService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { MovementStoreToken } from "@tender/plugin-history";
-import { BalanceContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
+import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
 import { LightningSender } from "./lightning-sender.js";
 import { claimSendKinds, lnurlHostOverrides } from "./send-claims.js";
 import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS } from "./paid-invoice-row.js";
 import { lightningSendAction } from "./send-action.js";
 import { sendRoutes } from "./send-routes.js";
+import { LightningReceiver } from "./lightning-receiver.js";
+import { lightningReceiveAction } from "./receive-action.js";
+import { RECEIVE_ENTITIES, RECEIVE_MIGRATIONS } from "./receive-cancel-row.js";
+import type { LightningReceiveRailSource } from "./receive-rail.js";
+import { receiveRoutes } from "./receive-routes.js";
 
 /**
  * The lightning plugin, send side: paying BOLT11 invoices, BOLT12 offers, Lightning addresses and LNURL-pay through the Ark server. Contributes
@@ -16,7 +21,11 @@ import { sendRoutes } from "./send-routes.js";
  * `GET /api/v1/fees/lightning/pay`; claims the `bolt11`, `bolt12`, `lightning-address` and `lnurl` kinds of `POST /api/v1/wallet/send`; the
  * crash-safe `lightning.send` action (kernel ActionEngine, resumed by the kernel and on every
  * sync); `pending_lightning_send_sat`; the handler of `LightningSendFinished` mailbox messages;
- * the paid invoices with their preimages (`lightning_paid_invoice`).
+ * the paid invoices with their preimages (`lightning_paid_invoice`). Receive side (`registerReceive`):
+ * `POST /api/v1/lightning/receives/invoice` and `/invoice/for-address`, `GET /lightning/receives`,
+ * `GET`/`DELETE /lightning/receives/{identifier}`, `GET /api/v1/fees/lightning/receive`, the
+ * crash-safe `lightning.receive` action, `claimable_lightning_receive_sat`, the handler of
+ * `IncomingLightningPayment` messages and the `lightning=` part of BIP-321 URIs with an amount.
  */
 export const lightningPlugin = definePlugin({
   name: "lightning",
@@ -26,13 +35,15 @@ export const lightningPlugin = definePlugin({
     BalanceContributorsService, SendDestinationsService, ChainSourceService, ArkConnectionService, ArkKeysService, VtxoStoreService, VtxoLocksService,
     MailboxHandlersService, WalletSettingsService, WalletKeysService,
   ],
-  optional: [FeeEstimatorsService],
+  optional: [FeeEstimatorsService, Bip321ContributorsService],
   register(ctx) {
     const c = ctx.container;
     const db = c.resolve(Database);
     const engine = c.resolve(ActionEngine);
     ctx.entities(...LIGHTNING_ENTITIES);
     ctx.migrations(...LIGHTNING_MIGRATIONS);
+    ctx.entities(...RECEIVE_ENTITIES);
+    ctx.migrations(...RECEIVE_MIGRATIONS);
     const connection = ctx.walletService(ArkConnectionService);
     const keys = ctx.walletService(ArkKeysService);
     const chain = ctx.walletService(ChainSourceService);
@@ -63,6 +74,37 @@ export const lightningPlugin = definePlugin({
       },
     });
     for (const r of sendRoutes(sender, send, async () => (await walletKeys.get()).network)) ctx.route(r);
+    registerReceive();
+
+    /** The receive side: BOLT11 invoices through the Ark server, claimed into HTLC-recv VTXOs and then the wallet's own. */
+    function registerReceive(): void {
+      const receiveRail: LightningReceiveRailSource = async () => {
+        const base = await rail();
+        const source = await chain.get();
+        return { ...base, getTxHex: async (txid: string) => (await source.getTx(txid))?.hex ?? undefined };
+      };
+      const receiver = new LightningReceiver(receiveRail, engine);
+      engine.define(lightningReceiveAction(receiveRail));
+      ctx.get(BalanceContributorsService).contribute("claimable_lightning_receive_sat", ctx.name, () => receiver.claimableSat());
+      ctx.get(MailboxHandlersService).register("incoming-lightning-payment", ctx.name, async (m) => {
+        // a hint only: the receive is persisted and also polled, so a failed drive is logged, not retried here
+        await receiver.onIncoming(Buffer.from(m.paymentHash).toString("hex")).catch((e: unknown) => {
+          ctx.logger.warn(`lightning receive: progressing after an incoming payment: ${e instanceof Error ? e.message : String(e)}`);
+        });
+      });
+      ctx.find(FeeEstimatorsService)?.addAmountEstimate({
+        path: "lightning/receive", operationId: "lightning_receive_fee", summary: "Estimate Lightning receive fee",
+        estimate: async (amountSat) => {
+          const e = await receiver.estimate(amountSat);
+          return { grossSat: e.grossAmountSat, feeSat: e.feeSat, netSat: e.netAmountSat, vtxosSpent: e.vtxosSpent };
+        },
+      });
+      ctx.find(Bip321ContributorsService)?.contribute("lightning", ctx.name, async ({ amountSat }) => {
+        if (amountSat === undefined) throw new Error("a Lightning invoice needs an amount");
+        return receiver.createInvoice({ amountSat });
+      });
+      for (const r of receiveRoutes(receiver)) ctx.route(r);
+    }
   },
 });
 
