@@ -37,6 +37,7 @@ import type { SubmitPaymentData } from "./rounds/round-payments.js";
 import { OffboardService, type FinishOffboardData, type PrepareOffboardData, type PreparedOffboardData } from "./offboard/offboard-service.js";
 import { WalletCoinHolds } from "./wallet-coin-holds.js";
 import { LightningSendService } from "./lightning/lightning-send-service.js";
+import { LightningReceiveService } from "./lightning/receive-service.js";
 import type { LightningBackend } from "../lightning/lightning-backend.js";
 
 /** Options of {@link ArkServer.open}. */
@@ -54,7 +55,7 @@ export interface ArkServerOptions {
   readonly logger?: Logger;
   /** Clock for mailbox authorizations (unix seconds). */
   readonly nowSecs?: () => bigint;
-  /** The Lightning node the server pays through; without one the Lightning RPCs answer UNAVAILABLE. */
+  /** The Lightning node the server pays (and, when it offers hold invoices, receives) through; without one the Lightning RPCs answer UNAVAILABLE. */
   readonly lightning?: LightningBackend;
 }
 
@@ -90,6 +91,8 @@ export class ArkServer {
   readonly offboards: OffboardService;
   /** Lightning send: HTLC cosigning, payment attempts, revocations. */
   readonly lightningSend: LightningSendService;
+  /** Lightning receive: hold invoices, HTLC-recv grants from the VTXO pool, claims. */
+  readonly lightningReceive: LightningReceiveService;
 
   private constructor(readonly ctx: ServerContext, lightning?: LightningBackend) {
     this.boards = new BoardService(ctx);
@@ -104,6 +107,9 @@ export class ArkServer {
     this.offboards = new OffboardService(ctx, this.roundStore);
     ctx.walletCoinHolds.add(() => this.offboards.heldWalletCoins());
     this.lightningSend = new LightningSendService(ctx, this.arkoor, this.mailbox, lightning);
+    this.lightningReceive = new LightningReceiveService(ctx, this.arkoor, this.mailbox, this.lightningSend.store, this.roundStore, lightning);
+    this.lightningSend.receive = this.lightningReceive;
+    this.lightningReceive.sender = this.lightningSend;
   }
 
   /** Opens the database (creating the server seed on first start) and builds the server. */
@@ -131,6 +137,7 @@ export class ArkServer {
     server.rounds.start();
     server.offboards.start();
     server.lightningSend.start();
+    server.lightningReceive.start();
     return server;
   }
 
@@ -142,6 +149,7 @@ export class ArkServer {
   async close(): Promise<void> {
     await this.offboards.stop();
     await this.lightningSend.stop();
+    await this.lightningReceive.stop();
     await this.rounds.stop();
     this.mailbox.close();
     await this.ctx.store.close();

@@ -82,10 +82,11 @@ const U64_MAX = (1n << 64n) - 1n;
 /**
  * How a cosign request is checked, for the flows built on arkoor: a payment (the default) spends
  * `pubkey` VTXOs within the exit-depth and dust-mix rules; a Lightning-send revocation spends the
- * HTLC-send VTXOs, one output per input, exempt from both rules.
+ * HTLC-send VTXOs, and a Lightning-receive claim the HTLC-recv VTXOs, one output per input,
+ * exempt from both rules.
  */
 export interface ArkoorRules {
-  readonly inputs?: "pubkey" | "htlc-send";
+  readonly inputs?: "pubkey" | "htlc-send" | "htlc-recv";
   readonly exitDepthLimit?: boolean;
   readonly dustMixRule?: boolean;
   readonly onePerInput?: boolean;
@@ -108,9 +109,14 @@ export class ArkoorService {
     const inputs = stored.map((s) => vtxoFromBytes(s!.bytes));
     for (const v of inputs) {
       const htlcSend = v.policy.type === "server-htlc-send" || v.policy.type === "server-htlc-send-v1";
+      const htlcRecv = v.policy.type === "server-htlc-receive" || v.policy.type === "server-htlc-receive-v1";
+      if (rules.inputs === "htlc-recv") {
+        if (!htlcRecv) throw new BadUserInputError("all inputs must be HTLC-recv VTXOs");
+        continue;
+      }
       if (rules.inputs === "htlc-send" && !htlcSend) throw new BadUserInputError("all inputs must be HTLC-send VTXOs");
       if (rules.inputs !== "htlc-send" && htlcSend) throw new BadUserInputError("server htlc send vtxo not supported");
-      if (v.policy.type === "server-htlc-receive" || v.policy.type === "server-htlc-receive-v1") throw new BadUserInputError("server htlc recv vtxo not supported");
+      if (htlcRecv) throw new BadUserInputError("server htlc recv vtxo not supported");
     }
     if (parts.length === 0 || parts.some((p) => !p.useCheckpoint)) throw new BadUserInputError("should use arkoor checkpoints");
 

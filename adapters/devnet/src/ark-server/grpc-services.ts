@@ -4,7 +4,7 @@
  *
  * | Service | Implemented | Answered UNIMPLEMENTED / UNAVAILABLE |
  * |---|---|---|
- * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos), offboards (PrepareOffboard, FinishOffboard), Lightning send (RequestLightningPayHtlcCosign, InitiateLightningPayment, CheckLightningPayment, RequestLightningPayHtlcRevocation, FetchBolt12Invoice) | Lightning receive |
+ * | `bark_server.ArkService` | Handshake, GetArkInfo, GetOffboardFeeRate, GetVtxo, GetVtxoStatus, RequestBoardCosign, RegisterBoardVtxo, RegisterVtxoTransactions, RegisterVtxos, RequestArkoorCosign, rounds (NextRoundTime, SubscribeRounds, LastRoundEvent, SubmitPayment, ProvideVtxoSignatures, SubmitRoundParticipation, RoundParticipationStatus, RequestLeafVtxoCosign, RequestForfeitNonces, ForfeitVtxos), offboards (PrepareOffboard, FinishOffboard), Lightning send (RequestLightningPayHtlcCosign, InitiateLightningPayment, CheckLightningPayment, RequestLightningPayHtlcRevocation, FetchBolt12Invoice), Lightning receive (StartLightningReceive, CheckLightningReceive, PrepareLightningReceiveClaim, ClaimLightningReceive, CancelLightningReceive) | — |
  * | `mailbox_server.MailboxService` | all four | — |
  * | `grpc.health.v1.Health` | Check (SERVING) | Watch |
  * | admin: `WalletAdminService`, `BanAdminService`, `RoundAdminService` | all | — |
@@ -51,7 +51,15 @@ import {
   type InitiateLightningPaymentRequest,
   type CheckLightningPaymentRequest,
   type FetchBolt12InvoiceRequest,
+  type StartLightningReceiveRequest,
+  type CheckLightningReceiveRequest,
+  type CheckLightningReceiveResponse,
+  type PrepareLightningReceiveClaimRequest,
+  type ClaimLightningReceiveRequest,
+  type CancelLightningReceiveRequest,
+  LightningReceiveStatus as LightningReceiveStatusMessage,
 } from "@tender/ark-grpc";
+import type { LightningReceiveStatus } from "@tender/ark-protocol/server";
 import type { RoundEvent } from "@tender/ark-protocol/server";
 import { encodeOutPoint, parseOutPoint, type FeeSchedule } from "@tender/ark-protocol";
 import type { ArkServer } from "./ark-server.js";
@@ -110,6 +118,8 @@ export function mailboxMessage(m: MailboxMessageData): MailboxMessage {
       return { checkpoint: m.checkpoint, message: { $case: "roundParticipationCompleted", value: { paymentHashes: [m.unlockHash], unlockHash: m.unlockHash } } };
     case "lightning-send-finished":
       return { checkpoint: m.checkpoint, message: { $case: "lightningSendFinished", value: { paymentHash: m.paymentHash, preimage: m.preimage } } };
+    case "incoming-lightning-payment":
+      return { checkpoint: m.checkpoint, message: { $case: "incomingLightningPayment", value: { paymentHash: m.paymentHash, amountMsat: m.amountMsat } } };
   }
 }
 
@@ -125,6 +135,19 @@ export function roundEventMessage(e: RoundEvent): RoundEventMessage {
     case "failed":
       return { event: { $case: "failed", value: { roundSeq: e.roundSeq } } };
   }
+}
+
+const RECEIVE_STATUS: Record<LightningReceiveStatus["state"], LightningReceiveStatusMessage> = {
+  created: LightningReceiveStatusMessage.CREATED,
+  accepted: LightningReceiveStatusMessage.ACCEPTED,
+  "htlcs-ready": LightningReceiveStatusMessage.HTLCS_READY,
+  settled: LightningReceiveStatusMessage.SETTLED,
+  canceled: LightningReceiveStatusMessage.CANCELED,
+};
+
+/** Domain receive status → `CheckLightningReceiveResponse`. */
+function receiveStatusMessage(s: LightningReceiveStatus): CheckLightningReceiveResponse {
+  return { invoice: s.invoice, amountSat: s.amountSat, status: RECEIVE_STATUS[s.state], htlcVtxos: [...s.htlcVtxoIds] };
 }
 
 const empty = {};
@@ -189,6 +212,26 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
     fetchBolt12Invoice: unary("FetchBolt12Invoice", logger, async (req: FetchBolt12InvoiceRequest) => ({
       invoice: await server.lightningSend.fetchBolt12Invoice(req.offer, req.amountSat),
     })),
+    startLightningReceive: unary("StartLightningReceive", logger, async (req: StartLightningReceiveRequest, ctx) => ({
+      bolt11: await server.lightningReceive.startReceive(
+        { paymentHash: req.paymentHash, amountSat: req.amountSat, minCltvDelta: req.minCltvDelta, ...(req.mailboxId ? { mailboxId: req.mailboxId } : {}), ...(req.description !== undefined ? { description: req.description } : {}) },
+        readPver(ctx.metadata),
+      ),
+    })),
+    checkLightningReceive: unary("CheckLightningReceive", logger, async (req: CheckLightningReceiveRequest, ctx) => receiveStatusMessage(await server.lightningReceive.check(req.hash, req.wait, ctx.signal))),
+    prepareLightningReceiveClaim: unary("PrepareLightningReceiveClaim", logger, async (req: PrepareLightningReceiveClaimRequest, ctx) => {
+      const d = req.lightningReceiveAntiDos;
+      const antiDos = d?.$case === "inputVtxo" ? { kind: "vtxo" as const, vtxoId: d.value.vtxoId, attestation: d.value.attestation } : d?.$case === "token" ? { kind: "token" as const, token: d.value } : undefined;
+      const res = await server.lightningReceive.prepareClaim({ paymentHash: req.paymentHash, userPubkey: req.userPubkey, htlcRecvExpiry: req.htlcRecvExpiry, ...(antiDos ? { antiDos } : {}) }, readPver(ctx.metadata));
+      return { receive: receiveStatusMessage(res.receive), htlcVtxos: [...res.htlcVtxos] };
+    }),
+    claimLightningReceive: unary("ClaimLightningReceive", logger, async (req: ClaimLightningReceiveRequest, ctx) => ({
+      parts: await server.lightningReceive.claim({ paymentHash: req.paymentHash, preimage: req.paymentPreimage, parts: cosignParts({ parts: req.cosignRequest?.parts ?? [] }) }, readPver(ctx.metadata)),
+    })),
+    cancelLightningReceive: unary("CancelLightningReceive", logger, async (req: CancelLightningReceiveRequest) => {
+      await server.lightningReceive.cancel(req.paymentHash);
+      return empty;
+    }),
     nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(server.nextRoundTime()) })),
     lastRoundEvent: unary("LastRoundEvent", logger, () => roundEventMessage(server.lastRoundEvent())),
     subscribeRounds: serverStream("SubscribeRounds", logger, shutdown, async function* (_req: unknown, ctx) {

@@ -34,7 +34,8 @@ export type MailboxMessageData =
   | { checkpoint: bigint; kind: "arkoor"; vtxos: Uint8Array[] }
   | { checkpoint: bigint; kind: "recovery"; vtxoIds: Uint8Array[] }
   | { checkpoint: bigint; kind: "round-participation-completed"; unlockHash: Uint8Array }
-  | { checkpoint: bigint; kind: "lightning-send-finished"; paymentHash: Uint8Array; preimage?: Uint8Array };
+  | { checkpoint: bigint; kind: "lightning-send-finished"; paymentHash: Uint8Array; preimage?: Uint8Array }
+  | { checkpoint: bigint; kind: "incoming-lightning-payment"; paymentHash: Uint8Array; amountMsat: bigint };
 
 /** A page of `ReadMailbox`. */
 export interface MailboxPage {
@@ -94,6 +95,10 @@ function groupRows(rows: readonly MailboxRow[]): MailboxMessageData[] {
     if (r.kind === "ln-send-done") {
       const preimage = r.payload.length === 64 ? r.payload.slice(32) : undefined;
       out.push({ checkpoint: r.checkpoint, kind: "lightning-send-finished", paymentHash: r.payload.slice(0, 32), ...(preimage ? { preimage } : {}) });
+      continue;
+    }
+    if (r.kind === "ln-incoming") {
+      out.push({ checkpoint: r.checkpoint, kind: "incoming-lightning-payment", paymentHash: r.payload.slice(0, 32), amountMsat: Buffer.from(r.payload.slice(32, 40)).readBigUInt64BE() });
       continue;
     }
     const last = out[out.length - 1];
@@ -197,6 +202,14 @@ export class MailboxService {
   async postLightningSendFinished(mailboxIdHex: string, paymentHash: Uint8Array, preimage: Uint8Array | undefined, attemptId: number): Promise<void> {
     const payload = preimage ? Buffer.concat([paymentHash, preimage]) : paymentHash;
     const cp = await this.ctx.store.appendMailbox(mailboxIdHex, "ln-send-done", [{ key: `${toHex(paymentHash)}:${attemptId}`, payload }]);
+    if (cp !== null) this.notifier.notify(mailboxIdHex);
+  }
+
+  /** Tells a mailbox that a payer's HTLCs are held for its Lightning receive with this hash (once per hash). */
+  async postIncomingLightningPayment(mailboxIdHex: string, paymentHash: Uint8Array, amountMsat: bigint): Promise<void> {
+    const amount = Buffer.alloc(8);
+    amount.writeBigUInt64BE(amountMsat);
+    const cp = await this.ctx.store.appendMailbox(mailboxIdHex, "ln-incoming", [{ key: toHex(paymentHash), payload: Buffer.concat([paymentHash, amount]) }]);
     if (cp !== null) this.notifier.notify(mailboxIdHex);
   }
 

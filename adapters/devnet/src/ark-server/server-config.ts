@@ -8,6 +8,7 @@
  * | `test` | tests | bark's integration-harness values: lifetime 432, exit delta 12, max exit depth 50, zero fees, 1-block board confirmations, rounds only when triggered (interval 1 h; sign-up and signing windows 5 s), 1-confirmation trusted coins |
  */
 import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/ark-protocol";
+import { TEST_RECEIVE_SETTINGS, type LightningReceiveSettings } from "./lightning/receive-settings.js";
 
 /** Everything that changes the server's rules. Heights and deltas are blocks. */
 export interface ArkServerConfig {
@@ -38,6 +39,10 @@ export interface ArkServerConfig {
   readonly htlcSendExpiryDelta: number;
   readonly maxUserInvoiceCltvDelta: number;
   readonly lnReceiveAntiDosRequired: boolean;
+  /** Largest Lightning receive in sats (`max_ln_receive_amount`); undefined = unlimited. */
+  readonly maxLnReceiveAmount?: bigint;
+  /** Lightning receive timings and the VTXO pool funding its HTLC-recv VTXOs; defaults in `lightning/receive-settings.ts`. */
+  readonly lightningReceive?: Partial<LightningReceiveSettings>;
   readonly maxOffboardInputs: number;
   /** An offboard session not finished within this many ms is dropped, its locks released (`offboard_session_timeout`). */
   readonly offboardSessionTimeoutMs: number;
@@ -124,6 +129,7 @@ export function testServerConfig(): ArkServerConfig {
     maxUserInvoiceCltvDelta: 58,
     regularFeeRateSatPerVb: 7,
     offboardAcceptableFeeRateDurationMs: 10 * 60_000,
+    lightningReceive: TEST_RECEIVE_SETTINGS,
     fees: testFeeSchedule(),
   };
 }

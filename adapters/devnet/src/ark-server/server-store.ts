@@ -12,12 +12,14 @@ import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logge
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
 import { arkServerLightningMigration } from "./lightning/lightning-migration.js";
+import { arkServerLightningReceiveMigration } from "./lightning/receive-migration.js";
 
 /**
- * The captaind spend states this server uses (no Lightning or pool yet). `unclaimed`: a round
- * output whose participant has not forfeited its inputs yet.
+ * The captaind spend states this server uses. `unclaimed`: a round output whose participant has
+ * not forfeited its inputs yet; `htlc-recv-unclaimed`: a granted HTLC-recv VTXO whose preimage
+ * the server has not learned yet.
  */
-export type VtxoSpendState = "spendable" | "unregistered" | "spent" | "unclaimed";
+export type VtxoSpendState = "spendable" | "unregistered" | "spent" | "unclaimed" | "htlc-recv-unclaimed";
 
 /** One stored VTXO. */
 export interface StoredVtxo {
@@ -51,7 +53,7 @@ export interface MailboxRow {
 }
 
 /** Mailbox entry kinds this server posts. */
-export type MailboxKind = "arkoor" | "recovery" | "round-participation-completed" | "ln-send-done";
+export type MailboxKind = "arkoor" | "recovery" | "round-participation-completed" | "ln-send-done" | "ln-incoming";
 
 /** A VTXO to insert. */
 export interface NewVtxo {
@@ -146,7 +148,7 @@ export class ArkServerStore {
 
   /** Opens (and migrates) the store. */
   static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration] }, logger);
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration] }, logger);
     await db.open(location);
     return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
   }

@@ -39,6 +39,7 @@ const STATE_MAP: Record<VtxoSpendState, number> = {
   spent: ClientSpendState.SPENT,
   unregistered: ClientSpendState.UNREGISTERED,
   unclaimed: ClientSpendState.UNCLAIMED,
+  "htlc-recv-unclaimed": ClientSpendState.HTLC_RECV_UNCLAIMED,
 };
 
 /** Registration and lookup of VTXOs. */

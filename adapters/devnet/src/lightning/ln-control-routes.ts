@@ -10,6 +10,8 @@
  * | `POST /invoices/{payment_hash}/settle`, `…/cancel` | settles or cancels a held payment of a hold invoice |
  * | `GET /routing`, `POST /routing {base_fee_msat?, fee_ppm?, delay_ms?, route_cltv_delta?}` | the routing fees, delay and CLTV of later payments |
  * | `GET /payments` | every payment the Ark server's node made (status, amount, amount sent, failure) |
+ * | `POST /hold-invoices/pay {invoice, cltv_expiry?}` | an external payer pays a hold invoice of the Ark server's node, holding its HTLC with CLTV expiry `cltv_expiry` (absolute height; default tip + the invoice's final delta + the route's CLTV delta) |
+ * | `GET /hold-invoices/{payment_hash}` | the server node's hold invoice (state `unpaid`, `accepted`, `paid`, `cancelled`, held HTLC expiries) and what its external payers see (`pending`, `succeeded` with the preimage, `refunded`) |
  *
  * Amounts in msat are JSON numbers or decimal strings. Bad input is 400, an unknown invoice 404,
  * a hold action on an invoice without a held payment 409; errors are plain text.
@@ -17,6 +19,7 @@
 import express, { Router, type NextFunction, type Request, type Response } from "express";
 import { toHex } from "@tender/ark-protocol";
 import { LightningBackendError, type LightningPay } from "./lightning-backend.js";
+import type { ExternalPayment } from "./hold-invoices.js";
 import type { SimulatedInvoice, SimulatedInvoiceKind, SimulatedLightningNetwork, SimulatedRouting } from "./simulated-network.js";
 
 class ControlError extends Error {
@@ -62,6 +65,10 @@ function payJson(p: LightningPay): Record<string, unknown> {
     payment_hash: toHex(p.paymentHash), status: p.status, amount_msat: p.amountMsat.toString(),
     amount_sent_msat: p.amountSentMsat?.toString() ?? null, preimage: p.preimage ? toHex(p.preimage) : null, failure: p.failure ?? null,
   };
+}
+
+function externalJson(p: ExternalPayment): Record<string, unknown> {
+  return { payment_hash: p.paymentHash, amount_msat: p.amountMsat.toString(), cltv_expiry: p.cltvExpiry, status: p.status, preimage: p.preimage };
 }
 
 /** The Lightning controls as an express router. */
@@ -124,5 +131,21 @@ export function lnControlRoutes(ln: SimulatedLightningNetwork): Router {
     return routingJson(ln.setRouting(change));
   }));
   r.get("/payments", wrap(() => ln.allPays().map(payJson)));
+  r.post("/hold-invoices/pay", wrap(async (req) => {
+    const b = body(req);
+    if (typeof b.invoice !== "string" || b.invoice === "") throw new ControlError(400, "invoice must be a BOLT11 invoice of the Ark server's node");
+    const cltvExpiry = int(b.cltv_expiry, "cltv_expiry");
+    return externalJson(await ln.holds.payExternally(b.invoice, { routeCltvDelta: ln.routingSettings.routeCltvDelta, ...(cltvExpiry !== undefined ? { cltvExpiry } : {}) }));
+  }));
+  r.get("/hold-invoices/:hash", wrap(async (req) => {
+    const hash = String(req.params.hash).toLowerCase();
+    if (!/^[0-9a-f]{64}$/.test(hash)) throw new ControlError(400, "payment_hash must be 32 bytes of hex");
+    const [inv] = await ln.holds.listHoldInvoices(Buffer.from(hash, "hex"));
+    if (!inv) throw new ControlError(404, `no hold invoice with payment hash ${hash}`);
+    return {
+      payment_hash: hash, invoice: inv.invoice, state: inv.state, amount_msat: inv.amountMsat.toString(), held_htlc_expiries: inv.heldHtlcExpiries,
+      external_payments: ln.holds.externalPayments(hash).map(externalJson),
+    };
+  }));
   return r;
 }

@@ -13,6 +13,11 @@
  * budget fails, as does a second payment of a settled invoice. The block height is the chain's.
  * State lives in memory, for the devnet's lifetime (an Ark server restart keeps it).
  *
+ * The server's node also issues hold invoices ({@link LightningHoldInvoiceBackend}, for
+ * Lightning receive, in {@link SimulatedHoldInvoices}); a test pays them as an external payer
+ * through {@link SimulatedHoldInvoices.payExternally}, and a payment the server's node makes of
+ * its own invoice is held there as well.
+ *
  * @example
  * ```ts
  * const ln = new SimulatedLightningNetwork({ tipHeight: async () => node.tipHeight() });
@@ -25,7 +30,8 @@ import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { toHex } from "@tender/ark-protocol";
 import { encodeBolt11, type Bolt11Network } from "./bolt11-codec.js";
 import { decodePayable, SimulatedOffers } from "./simulated-offers.js";
-import { LightningBackendError, type LightningBackend, type LightningPay, type LightningPayRequest } from "./lightning-backend.js";
+import { LightningBackendError, type HoldInvoice, type LightningBackend, type LightningHoldInvoiceBackend, type LightningPay, type LightningPayRequest } from "./lightning-backend.js";
+import { SimulatedHoldInvoices } from "./hold-invoices.js";
 
 /** How a payment of an invoice ends. */
 export type SimulatedInvoiceKind = "normal" | "hold" | "unroutable";
@@ -88,7 +94,7 @@ interface PayRecord {
 const key = (seed: string) => sha256(new TextEncoder().encode(seed));
 
 /** The simulated network and the Ark server's node on it. */
-export class SimulatedLightningNetwork implements LightningBackend {
+export class SimulatedLightningNetwork implements LightningBackend, LightningHoldInvoiceBackend {
   readonly network: Bolt11Network;
   private routing: SimulatedRouting;
   private readonly payeeKey = key("tender-devnet-lightning-payee");
@@ -99,6 +105,8 @@ export class SimulatedLightningNetwork implements LightningBackend {
   private readonly timers = new Set<NodeJS.Timeout>();
   /** The payee's BOLT12 offers; invoices it issues for them are paid like its BOLT11 invoices. */
   readonly offers: SimulatedOffers;
+  /** The server node's hold invoices (Lightning receive) and the external payer that pays them. */
+  readonly holds: SimulatedHoldInvoices;
 
   constructor(private readonly opts: SimulatedLightningOptions) {
     this.network = opts.network ?? "regtest";
@@ -106,6 +114,7 @@ export class SimulatedLightningNetwork implements LightningBackend {
     this.offers = new SimulatedOffers(this.network, this.payeeKey, () => this.now(), (i) => {
       this.invoices.set(i.paymentHash, { invoice: i.invoice, paymentHash: i.paymentHash, preimage: i.preimage, kind: "normal", amountMsat: i.amountMsat, state: "unpaid", receivedMsat: 0n });
     });
+    this.holds = new SimulatedHoldInvoices(this.network, key("tender-devnet-lightning-server-node"), async () => this.opts.tipHeight(), () => this.now());
   }
 
   /** The payee node's public key. */
@@ -197,6 +206,7 @@ export class SimulatedLightningNetwork implements LightningBackend {
     const amountMsat = decoded.amountMsat ?? req.amountMsat;
     if (amountMsat === undefined) throw new LightningBackendError("amount required for an invoice without one");
     const hash = toHex(decoded.paymentHash);
+    if (this.holds.isOwnNode(decoded.payee)) return this.payOwnHoldInvoice(req, decoded.minFinalCltvExpiryDelta, amountMsat, decoded.paymentHash);
     const inv = this.invoices.get(hash);
     const feeMsat = this.routing.baseFeeMsat + (amountMsat * this.routing.feePpm) / 1_000_000n;
     const record: PayRecord = { pay: { paymentHash: decoded.paymentHash, status: "pending", amountMsat }, invoice: inv, feeMsat };
@@ -223,6 +233,52 @@ export class SimulatedLightningNetwork implements LightningBackend {
     this.timers.add(timer);
   }
 
+  /** A payment of one of the node's own hold invoices: its HTLC is held there until settled or cancelled. */
+  private async payOwnHoldInvoice(req: LightningPayRequest, minFinal: number, amountMsat: bigint, paymentHash: Uint8Array): Promise<void> {
+    const hash = toHex(paymentHash);
+    const routeDelay = minFinal + this.routing.routeCltvDelta;
+    if (routeDelay > req.maxDelay) throw new LightningBackendError(`no route within the delay budget: ${routeDelay} blocks needed, ${req.maxDelay} allowed`);
+    const record: PayRecord = { pay: { paymentHash, status: "pending", amountMsat }, invoice: undefined, feeMsat: 0n };
+    this.holds.holdOwnPayment(req.invoice, (await this.tipHeight()) + routeDelay, (preimage) => {
+      if (preimage) {
+        record.pay = { ...record.pay, status: "complete", preimage, amountSentMsat: amountMsat };
+        this.emit(record.pay);
+      } else {
+        this.fail(record, "payee canceled the payment");
+      }
+    });
+    const list = this.pays.get(hash) ?? [];
+    list.push(record);
+    this.pays.set(hash, list);
+    this.emit(record.pay);
+  }
+
+  // ---- LightningHoldInvoiceBackend (the server node's hold invoices) ---------------------
+
+  createHoldInvoice(r: { paymentHash: Uint8Array; amountMsat: bigint; minFinalCltvExpiry: number; expirySecs: number; description: string }): Promise<string> {
+    return this.holds.createHoldInvoice(r);
+  }
+
+  injectHoldInvoice(invoice: string): Promise<void> {
+    return this.holds.injectHoldInvoice(invoice);
+  }
+
+  listHoldInvoices(paymentHash: Uint8Array): Promise<HoldInvoice[]> {
+    return this.holds.listHoldInvoices(paymentHash);
+  }
+
+  onHoldInvoiceUpdate(listener: (invoice: HoldInvoice) => void): () => void {
+    return this.holds.onHoldInvoiceUpdate(listener);
+  }
+
+  settleHoldInvoice(preimage: Uint8Array): Promise<void> {
+    return this.holds.settleHoldInvoice(preimage);
+  }
+
+  cancelHoldInvoice(paymentHash: Uint8Array): Promise<void> {
+    return this.holds.cancelHoldInvoice(paymentHash);
+  }
+
   async listPays(paymentHash: Uint8Array): Promise<LightningPay[]> {
     return (this.pays.get(toHex(paymentHash)) ?? []).map((r) => r.pay);
   }
@@ -241,6 +297,7 @@ export class SimulatedLightningNetwork implements LightningBackend {
     for (const t of this.timers) clearTimeout(t);
     this.timers.clear();
     this.listeners.clear();
+    this.holds.close();
   }
 
   private complete(r: PayRecord, inv: SimulatedInvoice): void {

@@ -9,6 +9,11 @@
  * | `RequestLightningPayHtlcRevocation` | cosigns giving the HTLCs back when the payment failed (or expired without success), never after a settlement |
  * | `FetchBolt12Invoice` | asks the backend for an invoice for an offer |
  *
+ * When the invoice is one this server issued for a Lightning receive (payer and payee are wallets
+ * of this server), no Lightning payment is made: the invoice must be the one issued, byte for
+ * byte, the receive becomes `accepted` with the sender's HTLC expiry, and the receive side
+ * completes (claim) or fails (cancel) the attempt.
+ *
  * An attempt is persisted before the backend is asked to pay; at start, pending attempts are
  * reconciled with the backend (paid again if the backend never saw them), and every final
  * outcome is posted once to the sender's mailbox as `LightningSendFinished`.
@@ -27,6 +32,7 @@ import { Bolt11Error, decodeBolt11, type Bolt11Network } from "../../lightning/b
 import { decodeBolt12Invoice, readOffer } from "../../lightning/bolt12-codec.js";
 import { LightningBackendError, type LightningBackend, type LightningPay } from "../../lightning/lightning-backend.js";
 import { LightningStore, type PaymentAttempt } from "./lightning-store.js";
+import type { IntraArkSender, LightningReceiveService } from "./receive-service.js";
 
 /** Lowest protocol version that may use Lightning. */
 export const PVER_LIGHTNING = 5;
@@ -40,8 +46,10 @@ export const RECONCILE_INTERVAL_MS = 2_000;
 const UPDATE_MESSAGE = "YOU NEED TO UPDATE YOUR WALLET VERSION FOR THIS OPERATION";
 
 /** The Lightning-send side of the server. */
-export class LightningSendService {
+export class LightningSendService implements IntraArkSender {
   readonly store: LightningStore;
+  /** The receive side, for payments to invoices this server issued (set by the server). */
+  receive: Pick<LightningReceiveService, "subscription" | "acceptIntraArk" | "beforeRevocation"> | undefined;
   private readonly waiters = new Map<string, Set<() => void>>();
   private unsubscribe: (() => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -158,11 +166,43 @@ export class LightningSendService {
     if (sum < amount + fee) throw new BadUserInputError(`HTLC VTXO sum of ${sum} is less than the payment amount of ${amount} plus fees of ${fee}`);
     const maxFeeSat = lightningMaxRoutingFeeSat(fee, LN_MAX_FEE_PPM, sum, amount);
     const htlcExpiry = Math.min(...htlcs.map((h) => (h.vtxo.policy as HtlcSendPolicy).htlcExpiry));
+    const receive = await this.receive?.subscription(hash);
+    if (receive) {
+      if (receive.invoice !== req.invoice) throw new BadUserInputError("invoice does not match the invoice we issued for this payment hash");
+      if (amount < receive.amountSat) throw new BadUserInputError("requested payment amount too low for invoice");
+      if (receive.status !== "created") throw new BadUserInputError(`invoice receive is not awaiting payment (status: ${receive.status})`);
+    }
     const attempt = await this.store.insert({
       paymentHash: hash, invoice: invoice.invoice, amountMsat: amount * 1000n, senderMailbox: req.mailboxId ? toHex(req.mailboxId) : null, htlcVtxoIds: ids,
     });
+    if (receive) return this.payIntraArk(attempt, htlcExpiry);
     this.ctx.logger.debug(`lightning: attempt ${attempt.id} pays ${hash} (${amount} sat, routing budget ${maxFeeSat} sat)`);
     await this.pay(backend, attempt, maxFeeSat, htlcExpiry);
+  }
+
+  /** A payment to a receive of this server: the receive is accepted instead of a Lightning payment. */
+  private async payIntraArk(attempt: PaymentAttempt, htlcExpiry: number): Promise<void> {
+    this.ctx.logger.debug(`lightning: attempt ${attempt.id} pays ${attempt.paymentHash} inside the Ark`);
+    if (await this.receive!.acceptIntraArk(attempt.paymentHash, htlcExpiry, attempt.id)) return;
+    await this.store.fail(attempt, "the receive is no longer awaiting payment");
+    await this.finished(attempt.paymentHash);
+  }
+
+  /** The receiver of an intra-Ark payment claimed: the attempt succeeds with its preimage. */
+  async completeIntraArk(paymentHash: string, attemptId: number, preimage: string): Promise<void> {
+    const a = await this.store.latest(paymentHash);
+    if (a && a.id === attemptId && a.status === "pending") {
+      const missed = await this.store.succeed(a, preimage);
+      if (missed.length) this.ctx.logger.warn(`lightning: intra-Ark payment ${paymentHash} succeeded but HTLC VTXO(s) ${missed.join(", ")} were no longer spendable`);
+    }
+    await this.finished(paymentHash);
+  }
+
+  /** The receive of an intra-Ark payment was canceled: the attempt fails (the sender may revoke). */
+  async failIntraArk(paymentHash: string, attemptId: number, why: string): Promise<void> {
+    const a = await this.store.latest(paymentHash);
+    if (a && a.id === attemptId) await this.store.fail(a, why);
+    await this.finished(paymentHash);
   }
 
   private async pay(backend: LightningBackend, attempt: PaymentAttempt, maxFeeSat: bigint, htlcExpiry: number): Promise<void> {
@@ -269,8 +309,16 @@ export class LightningSendService {
         throw new BadUserInputError(`This lightning payment has completed. preimage: ${toHex(done.preimage!)}`);
       }
     }
+    const receive = await this.receive?.subscription(hash);
+    const intraArk = receive && attempt && receive.intraArkAttempt === attempt.id ? attempt : undefined;
+    const beforeRecord = async () => {
+      await settledText();
+      if (intraArk) await this.receive!.beforeRevocation(hash!);
+    };
     try {
-      return await this.arkoor.requestArkoorCosign(parts, { inputs: "htlc-send", exitDepthLimit: false, dustMixRule: false, onePerInput: true, beforeRecord: settledText });
+      const signed = await this.arkoor.requestArkoorCosign(parts, { inputs: "htlc-send", exitDepthLimit: false, dustMixRule: false, onePerInput: true, beforeRecord });
+      if (intraArk?.status === "pending") await this.failIntraArk(hash, intraArk.id, "revoked by the sender");
+      return signed;
     } catch (e) {
       if (e instanceof UnusableInputsError) await settledText();
       throw e;
@@ -330,6 +378,15 @@ export class LightningSendService {
     await this.store.markNotified(a.id);
   }
 
+  private async resumeIntraArk(a: PaymentAttempt, receiveStatus: string): Promise<void> {
+    if (receiveStatus !== "created") {
+      await this.failIntraArk(a.paymentHash, a.id, `the receive is no longer awaiting payment (status: ${receiveStatus})`);
+      return;
+    }
+    const rows = await Promise.all(a.htlcVtxoIds.map((id) => this.ctx.store.getVtxo(id)));
+    await this.payIntraArk(a, minHtlcExpiry(rows.flatMap((r) => (r ? [vtxoFromBytes(r.bytes)] : []))));
+  }
+
   /** Brings every unfinished attempt in line with the backend (and pays again one the backend never saw). */
   async reconcile(): Promise<void> {
     const backend = this.backend;
@@ -340,6 +397,12 @@ export class LightningSendService {
         continue;
       }
       const pays = await backend.listPays(Buffer.from(a.paymentHash, "hex"));
+      const receive = pays.length === 0 ? await this.receive?.subscription(a.paymentHash) : undefined;
+      if (receive) {
+        // an intra-Ark payment: the receive side ends it; one stopped before the receive took it is handed over now
+        if (receive.intraArkAttempt !== a.id) await this.resumeIntraArk(a, receive.status);
+        continue;
+      }
       if (pays.length === 0) {
         const vtxos = await Promise.all(a.htlcVtxoIds.map((id) => this.ctx.store.getVtxo(id)));
         const policies = vtxos.flatMap((r) => (r ? [vtxoFromBytes(r.bytes)] : []));
@@ -357,6 +420,10 @@ export class LightningSendService {
       else if (pays.every((p) => p.status === "failed")) await this.onPay(pays[pays.length - 1]!);
     }
   }
+}
+
+function minHtlcExpiry(vtxos: readonly { policy: unknown }[]): number {
+  return Math.min(...vtxos.map((v) => (v.policy as HtlcSendPolicy).htlcExpiry));
 }
 
 function sameSet(a: readonly string[], b: readonly string[]): boolean {
