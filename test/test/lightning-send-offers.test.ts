@@ -154,6 +154,26 @@ describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL over HT
     await refusedWithNothingSpent(500, "LNURL request to nobody.invalid failed", () => call("POST", "/api/v1/lightning/pay", { destination: "bob@nobody.invalid", amount_sat: 1_000 }));
   });
 
+  it("offers and LNURL users made through the devnet control API (/devnet/ln-offers) are paid like the others", async () => {
+    const post = async (path: string, body: unknown) => {
+      const r = await fetch(`${devnet.lnOffersControlUrl}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+      expect(r.status, path).to.equal(200);
+      return (await r.json()) as Record<string, unknown>;
+    };
+    const made = await post("/offers", { amount_msat: 6_000_000, description: "over http" });
+    expect(made).to.include({ mode: "honest", amount_msat: "6000000", description: "over http" });
+    const hash = await payAndSettle("/api/v1/lightning/pay", { destination: made.offer }, 6_000);
+    const seen = await (await fetch(`${devnet.lnOffersControlUrl}/offers/${String(made.offer)}`)).json() as { invoices: string[] };
+    expect(seen.invoices).to.deep.equal([hash]);
+    const bad = await fetch(`${devnet.lnOffersControlUrl}/offers`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ mode: "nope" }) });
+    expect(bad.status).to.equal(400);
+    const user = await post("/lnurl-users", { name: "carol", comment_allowed: 20 });
+    expect(user).to.deep.equal({ name: "carol", mode: "normal", address: `carol@${devnet.lnurl.domain}`, lnurl: devnet.lnurl.lnurl("carol") });
+    await payAndSettle("/api/v1/wallet/send", { destination: user.address, amount_sat: 900, comment: "via control" }, 900);
+    const users = await (await fetch(`${devnet.lnurlBaseUrl}/users`)).json() as { name: string; requests: { comment: string | null }[] }[];
+    expect(users.find((u) => u.name === "carol")?.requests.map((q) => q.comment)).to.deep.equal(["via control"]);
+  });
+
   it("answered every operation with a body matching barkd's schema", () => {
     expect([...checked].sort()).to.include.members([
       "GET /api/v1/fees/lightning/pay 200", "GET /api/v1/history 200", "GET /api/v1/lightning/sends/{identifier} 200", "GET /api/v1/wallet/balance 200",

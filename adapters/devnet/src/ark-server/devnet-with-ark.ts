@@ -22,6 +22,7 @@ import { startArkServer, type RunningArkServer, type StartArkServerOptions } fro
 import { SimulatedLightningNetwork, type SimulatedRouting } from "../lightning/simulated-network.js";
 import { lnControlRoutes } from "../lightning/ln-control-routes.js";
 import { LnurlPayServer } from "../lightning/lnurl-server.js";
+import { offerControlRoutes } from "../lightning/offer-control-routes.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
 export interface StartDevnetWithArkOptions extends StartDevnetOptions {
@@ -55,12 +56,14 @@ export interface DevnetWithArk extends Devnet {
   readonly lnurl: LnurlPayServer;
   /** Plain-http base URL serving the LNURL domain (`<control>/lnurl`): what a regtest wallet maps the domain to. */
   readonly lnurlBaseUrl: string;
+  /** Base URL of the offer and LNURL-user controls (`<control>/ln-offers`). */
+  readonly lnOffersControlUrl: string;
 }
 
 /** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls and the payee's node id). */
-export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl">>): {
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl" | "lnOffersControlUrl">>): {
   ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string;
-  lightning?: { control: string; network: string; payee_node_id: string; lnurl_domain?: string; lnurl_base_url?: string };
+  lightning?: { control: string; network: string; payee_node_id: string; offers_control?: string; lnurl_domain?: string; lnurl_base_url?: string };
 } {
   const { ark } = devnet;
   return {
@@ -68,6 +71,7 @@ export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUr
     ...(devnet.lightning && devnet.lnControlUrl ? {
       lightning: {
         control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId),
+        ...(devnet.lnOffersControlUrl ? { offers_control: devnet.lnOffersControlUrl } : {}),
         ...(devnet.lnurl && devnet.lnurlBaseUrl ? { lnurl_domain: devnet.lnurl.domain, lnurl_base_url: devnet.lnurlBaseUrl } : {}),
       },
     } : {}),
@@ -99,6 +103,7 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
   const lnControlUrl = devnet.mountControl("/ln", lnControlRoutes(lightning));
   const lnurl = new LnurlPayServer(lightning);
   const lnurlBaseUrl = devnet.mountControl("/lnurl", lnurl.router());
+  const lnOffersControlUrl = devnet.mountControl("/ln-offers", offerControlRoutes(lightning, lnurl));
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
   if (funding > 0n && (await ark.server.walletStatus()).totalBalance === 0n) {
     await ark.server.wallet.fundFromFaucet(funding);
@@ -114,6 +119,7 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     lnControlUrl,
     lnurl,
     lnurlBaseUrl,
+    lnOffersControlUrl,
     stop: async () => {
       await ark.stop();
       lightning.close();

@@ -5,3 +5,4 @@ export * from "./bolt11-codec.js";
 export { lnControlRoutes } from "./ln-control-routes.js";
 export * from "./lnurl-server.js";
 export { SimulatedOffers, OFFER_MODES, type SimulatedOffer, type SimulatedOfferMode } from "./simulated-offers.js";
+export { offerControlRoutes } from "./offer-control-routes.js";
