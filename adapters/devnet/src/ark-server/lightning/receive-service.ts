@@ -230,7 +230,7 @@ export class LightningReceiveService {
         continue;
       }
       const row = (v: ReturnType<typeof vtxoFromBytes>, state: "spendable" | "htlc-recv-unclaimed") => ({ id: formatOutPoint(v.point), bytes: encodeVtxo(v), state, userPubkey: toHex(v.policy.userPubkey), policyType: v.policy.type });
-      const htlcIds = grant.htlcs.map((v) => formatOutPoint(v.point)).sort();
+      const htlcIds = sortById(grant.htlcs.map((v) => formatOutPoint(v.point)));
       try {
         const ok = await this.store.grant(hash, {
           inputs: grant.inputs, txs: grant.txs, htlcVtxoIds: htlcIds,
@@ -302,7 +302,7 @@ export class LightningReceiveService {
       throw new BadUserInputError(`payment status in incorrect state: ${sub.status}`);
     }
     const inputs = req.parts.map((p) => vtxoIdText(p.inputVtxoId));
-    const expected = [...sub.htlcVtxoIds].sort();
+    const expected = sortById(sub.htlcVtxoIds);
     if (inputs.length !== expected.length || inputs.some((id, i) => id !== expected[i])) {
       throw new BadUserInputError(`cosign inputs do not match htlcs: expected ${expected.join(", ")}, got ${inputs.join(", ")}`);
     }
@@ -483,6 +483,12 @@ export class LightningReceiveService {
 function statusOf(sub: ReceiveSubscription): LightningReceiveStatus {
   const ids = sub.status === "htlcs-ready" || sub.status === "settled" ? sub.htlcVtxoIds : [];
   return { invoice: sub.invoice, amountSat: sub.amountSat, state: sub.status, htlcVtxoIds: ids.map((id) => encodeOutPoint(parseOutPoint(id))) };
+}
+
+/** VTXO ids (`txid:vout`) in the order of their 36-byte encoding, as wallets sort them. */
+function sortById(ids: readonly string[]): string[] {
+  const key = (id: string) => Buffer.from(encodeOutPoint(parseOutPoint(id)));
+  return [...ids].sort((a, b) => Buffer.compare(key(a), key(b)));
 }
 
 function hashOf(bytes: Uint8Array | undefined): string {
