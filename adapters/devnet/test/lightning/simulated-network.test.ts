@@ -97,7 +97,10 @@ describe("devnet: simulated Lightning network", function () {
     const devnet = await startDevnetWithArk({ seed: "ln-controls", ark: { profile: "test" } });
     try {
       const ready = arkReadyFields(devnet);
-      expect(ready.lightning).to.deep.equal({ control: `${devnet.controlUrl}/ln`, network: "regtest", payee_node_id: toHex(devnet.lightning.payeeNodeId) });
+      expect(ready.lightning).to.deep.equal({
+        control: `${devnet.controlUrl}/ln`, network: "regtest", payee_node_id: toHex(devnet.lightning.payeeNodeId),
+        offers_control: `${devnet.controlUrl}/ln-offers`, lnurl_domain: "lnurl.devnet", lnurl_base_url: `${devnet.controlUrl}/lnurl`,
+      });
       const call = async (method: string, path: string, body?: unknown) => {
         const r = await fetch(`${devnet.lnControlUrl}${path}`, { method, ...(body !== undefined ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}) });
         return { status: r.status, body: r.headers.get("content-type")?.includes("json") ? await r.json() : await r.text() };
