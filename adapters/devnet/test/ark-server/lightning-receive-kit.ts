@@ -12,7 +12,7 @@ import { sha256 } from "@noble/hashes/sha2.js";
 import { expect } from "chai";
 import { GrpcArkServer } from "@tender/ark-grpc";
 import {
-  bytesEqual, compareBytes, decodeVtxo, encodeVtxo, htlcSendOutputs, lightningReceiveFee, toHex, vtxoId, type HtlcReceivePolicy, type Vtxo,
+  bytesEqual, compareBytes, decodeTx, decodeVtxo, reverseBytes, validateVtxo, encodeVtxo, htlcSendOutputs, lightningReceiveFee, toHex, vtxoId, type HtlcReceivePolicy, type Vtxo,
 } from "@tender/ark-protocol";
 import type { ArkoorCosignPart, LightningReceiveAntiDos } from "@tender/ark-protocol/server";
 import { DevnetNode } from "../../src/node/devnet-node.js";
@@ -131,6 +131,10 @@ export class Receive {
       expect(bytesEqual(p.userPubkey, this.htlcKey.pk)).to.equal(true);
       expect(p.htlcExpiry).to.be.at.least(requested);
       expect(bytesEqual(v.serverPubkey, info.serverPubkey)).to.equal(true);
+      // valid against its chain anchor: every signature of its genesis checks out
+      const anchor = this.f.node.getTransaction(toHex(reverseBytes(v.anchorPoint.txid)));
+      expect(anchor, "the pool issuance funding tx is on the chain").to.not.equal(undefined);
+      validateVtxo(v, decodeTx(anchor!.raw));
     }
     const sum = htlcs.reduce((s, v) => s + v.amount, 0n);
     expect(sum + lightningReceiveFee(info.fees.lightningReceive, this.amountSat) >= this.amountSat).to.equal(true);
