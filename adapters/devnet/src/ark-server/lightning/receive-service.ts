@@ -295,7 +295,7 @@ export class LightningReceiveService {
       if (sub.intraArkAttempt === null) {
         const tip = await this.ctx.chain.tipHeight();
         if (tip + SETTLE_SAFETY_BLOCKS > (sub.lowestHtlcExpiry ?? 0)) {
-          throw new BadUserInputError(`the lowest inbound HTLC expiry ${sub.lowestHtlcExpiry} is too close to the current chaintip ${tip} to safely settle the hold invoice`);
+          throw new BadUserInputError(`the lowest inbound HTLC expiry (${sub.lowestHtlcExpiry}) is too close to the current chaintip to safely settle the hold invoice (tip: ${tip})`);
         }
       }
     } else if (sub.status !== "settled") {
