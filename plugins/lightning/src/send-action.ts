@@ -84,13 +84,23 @@ function isPendingSendOf(m: Movement, s: LightningSendState): boolean {
 }
 
 /**
+ * The height past which a payment still pending is revoked: the wallet's refresh threshold
+ * before the HTLC expiry, so the money is asked back while there is time to exit the HTLCs.
+ */
+function revocationHeight(s: LightningSendState, w: LightningRail): number {
+  return s.htlcExpiry - w.settings.vtxo_refresh_expiry_threshold;
+}
+
+/**
  * A Lightning send as a crash-safe action: lock the inputs and open the movement, register the
  * inputs' chains, get the HTLC package cosigned (checkpoints; HTLC of amount + fee to the key H,
  * change to H) and save the signed VTXOs, store them (HTLCs held by the action, change
  * spendable, inputs spent), hand the invoice and the HTLCs to the server, then follow the
  * payment (the kernel resumes the check every {@link CHECK_INTERVAL_MS}; a `LightningSendFinished`
  * message drives it at once). Success records the preimage for good; failure — or a payment
- * still pending past the HTLC expiry — revokes the HTLCs to a fresh VTXO of key R. The send
+ * still pending within `vtxo_refresh_expiry_threshold` blocks of the HTLC expiry — revokes the
+ * HTLCs to a fresh VTXO of key R (the server refuses while the payment is in flight and the
+ * HTLCs have not expired: the revocation is asked again every {@link CHECK_INTERVAL_MS}). The send
  * never gives up between the cosign and the end: a revocation the server refuses is retried
  * ("revocation-stuck"), and one refused because the payment went through settles it as paid.
  */
@@ -223,8 +233,8 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           if (preimage) return { next: "settle", state: { ...s, preimage } };
         }
         if (status.status === "failed") return { next: "revoke", state: { ...s, phase: "revocable-htlcs" } };
-        // still pending: past the HTLC expiry the server lets the wallet take the money back
-        if (await w.tipHeight().then((tip) => tip > s.htlcExpiry, () => false)) return { next: "revoke", state: { ...s, phase: "revocable-htlcs" } };
+        // still pending this close to the HTLC expiry: ask for the money back (the server grants it once the HTLCs expired)
+        if (await w.tipHeight().then((tip) => tip > revocationHeight(s, w), () => false)) return { next: "revoke", state: { ...s, phase: "revocable-htlcs" } };
         return { waitMs: CHECK_INTERVAL_MS, state: s };
       },
       settle: async (s) => {
@@ -260,7 +270,9 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           const preimage = preimageInRefusal(s, e);
           if (preimage) return { next: "settle", state: { ...s, preimage } }; // it was paid after all
           if (e instanceof ArkServerRejectedError && /not eligible for revocation yet/i.test(e.message)) {
-            return { next: "check", state: { ...s, phase: "payment-initiated", lastError: message(e) } };
+            // still in flight and the HTLCs not expired: ask again; a payment that went through meanwhile
+            // is refused with its preimage (settled above), one that failed is revoked
+            return { waitMs: CHECK_INTERVAL_MS, state: { ...s, phase: "revocable-htlcs", lastError: message(e) } };
           }
           w.logger.warn(`lightning send ${s.paymentHash}: revocation failed, retrying: ${message(e)}`);
           return retryLater({ ...s, phase: "revocation-stuck" }, e);
