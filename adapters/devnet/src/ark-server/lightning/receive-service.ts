@@ -400,7 +400,7 @@ export class LightningReceiveService {
     const s = receiveSettings(this.ctx.config);
     if (Date.now() - this.lastPoolCheck >= s.poolIssueIntervalMs) {
       this.lastPoolCheck = Date.now();
-      await this.pool.topUp().catch((e: unknown) => this.ctx.logger.debug(`vtxo pool: ${String(e)}`));
+      if (await this.pool.everIssued()) await this.pool.topUp().catch((e: unknown) => this.ctx.logger.debug(`vtxo pool: ${String(e)}`));
     }
   }
 

@@ -9,6 +9,9 @@
  * funding tx, the exit txs and the VTXOs are stored before the broadcast; unconfirmed issuances
  * are broadcast again at every check and their wallet inputs are held from other spends.
  *
+ * The first issuance happens when a grant finds the pool empty (a server that never receives
+ * Lightning never spends from its wallet for it); from then on the background keeps the targets.
+ *
  * A grant picks pool VTXOs by earliest expiry (skipping those that expire within the
  * pre-expiry window, deeper than the pool's depth cap, or dust) and builds an arkoor without
  * checkpoints to the HTLC-recv policy plus one change output back to P, signed by the server for
@@ -135,7 +138,16 @@ export class VtxoPool {
     };
   }
 
-  /** Issues new pool VTXOs where a target fell below its threshold; rebroadcasts unconfirmed issuances. Returns the new funding txid, if any. */
+  /** Whether the pool was ever issued (the background top-up only keeps an existing pool filled). */
+  async everIssued(): Promise<boolean> {
+    const rows = (await this.ctx.store.read((sql) => sql.execute("select 1 as x from ark_server_ln_pool_issue limit 1", [], "all"))) as Row[];
+    return rows.length > 0;
+  }
+
+  /**
+   * Issues new pool VTXOs where a target fell below its threshold (`force`: below its count);
+   * rebroadcasts unconfirmed issuances. Returns the new funding txid, if any.
+   */
   async topUp(force = false): Promise<string | undefined> {
     await this.rebroadcast();
     const s = receiveSettings(this.ctx.config);
