@@ -6,8 +6,9 @@ import type { GrpcArkServer } from "@tender/ark-grpc";
 import { rejection } from "./fixture.js";
 import { eventually, payFromArk, portParts, Receive, ReceiveFixture } from "./lightning-receive-kit.js";
 import type { WalletKit } from "./wallet-kit.js";
+import { testFeeSchedule } from "../../src/ark-server/server-config.js";
 
-describe("ark server: Lightning receive refusals (start limits, claims near the payer's HTLC expiry, revocation against a granted intra-Ark receive)", function () {
+describe("ark server: Lightning receive refusals and recovery (start limits, receive fee, claims near the payer's HTLC expiry, settle retried, revocation against a granted intra-Ark receive)", function () {
   this.timeout(60_000);
   let f: ReceiveFixture | undefined;
   afterEach(async () => {
@@ -39,6 +40,41 @@ describe("ark server: Lightning receive refusals (start limits, claims near the 
     const htlcs = await dust.prepare();
     expect(htlcs.map((v) => v.amount)).to.deep.equal([200n]);
     expect((await dust.claim()).map((v) => v.amount)).to.deep.equal([200n]);
+  });
+
+  it("charges the Lightning-receive fee: the HTLC-recv VTXOs carry the amount minus base fee and ppm (100 000 → 99 700)", async () => {
+    f = await ReceiveFixture.start({ fees: { ...testFeeSchedule(), lightningReceive: { baseFeeSat: 100n, ppm: 2000n } } });
+    const bob = new Receive(f, f.wallet(), await f.port(), 100_000n);
+    await bob.start();
+    await f.ln.holds.payExternally(bob.invoice, { routeCltvDelta: 40 });
+    await bob.port.checkLightningReceive(bob.paymentHash, true);
+    const htlcs = await bob.prepare();
+    expect(htlcs.reduce((s, v) => s + v.amount, 0n)).to.equal(99_700n);
+    expect((await rejection(start(bob.port, 100n))).message).to.include("Fee (101) exceeds amount (100)");
+  });
+
+  it("the preimage is kept when settling the hold invoice fails: the claim answers, the settle is retried in the background and after a restart until the payer sees success", async () => {
+    f = await ReceiveFixture.start();
+    const bob = new Receive(f, f.wallet(), await f.port(), 4_000n);
+    await bob.start();
+    const paid = await f.ln.holds.payExternally(bob.invoice, { routeCltvDelta: 40 });
+    await bob.port.checkLightningReceive(bob.paymentHash, true);
+    await bob.prepare();
+    const settle = f.ln.settleHoldInvoice.bind(f.ln);
+    let refusals = 0;
+    f.ln.settleHoldInvoice = async () => {
+      refusals++;
+      throw new Error("node unreachable");
+    };
+    await bob.claim();
+    expect((await bob.port.checkLightningReceive(bob.paymentHash, false)).state).to.equal("settled");
+    await eventually(() => refusals >= 2);
+    expect(paid.status).to.equal("pending");
+    await f.ark.stop();
+    f.ln.settleHoldInvoice = settle;
+    await f.ark.start();
+    await eventually(() => paid.status === "succeeded");
+    expect(paid.preimage).to.equal(toHex(bob.preimage));
   });
 
   it("a granted receive whose payer HTLC comes within 3 blocks of expiring is not claimed: the claim is refused, the hold invoice cancelled, the payer refunded, nothing settled", async () => {
