@@ -27,6 +27,9 @@ const unavailable = () => new ArkServerUnavailableError({ method: "/bark_server.
 /** What the fakes saw. */
 interface Seen { added: [string, string][]; locked: string[][]; released: string[]; spent: string[][]; movementUpdates: [number, Record<string, unknown>][]; warnings: string[]; keyIndexes: number }
 
+/** The wallet's `vtxo_refresh_expiry_threshold` in the fake rail. */
+const THRESHOLD = 12;
+
 describe("Lightning send action: the step transitions over fakes", () => {
   const preimage = new Uint8Array(randomBytes(32));
   const paymentHash = toHex(sha256(preimage));
@@ -60,7 +63,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
 
   function action() {
     const rail = {
-      server, db, network: "regtest", settings: {},
+      server, db, network: "regtest", settings: { vtxo_refresh_expiry_threshold: THRESHOLD },
       logger: { ...silentLogger, warn: (m: string) => seen.warnings.push(m) },
       tipHeight: async () => tip,
       keys: {
@@ -107,12 +110,15 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
     });
 
-    it("pending or unanswered waits before the HTLC expiry and revokes once the tip is past it", async () => {
+    it("pending or unanswered waits up to the refresh threshold before the HTLC expiry and revokes once the tip is past it", async () => {
       server.checkLightningPayment = async () => ({ status: "pending" });
       expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
       server.checkLightningPayment = async () => { throw unavailable(); };
+      tip = 500 - THRESHOLD;
       expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
-      tip = 501;
+      tip = 500 - THRESHOLD + 1;
+      expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
+      server.checkLightningPayment = async () => ({ status: "pending" });
       expect(await run("check", state())).to.deep.equal({ next: "revoke", state: state({ phase: "revocable-htlcs" }) });
     });
   });
@@ -135,12 +141,14 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect((wrong as { state: LightningSendState }).state.phase).to.equal("revocation-stuck");
     });
 
-    it("\"not eligible for revocation yet\" goes back to checking; other refusals and silence retry as revocation-stuck", async () => {
+    it("\"not eligible for revocation yet\" asks again after a check interval, still revocable-htlcs; other refusals and silence retry as revocation-stuck", async () => {
       const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
-      server.requestLightningPayHtlcRevocation = async () => { throw rejected("HTLCs not eligible for revocation yet"); };
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected("This lightning payment is not eligible for revocation yet"); };
       const early = await runRevoke(s);
-      expect(early).to.deep.include({ next: "check" });
-      expect((early as { state: LightningSendState }).state.phase).to.equal("payment-initiated");
+      expect(early).to.deep.include({ waitMs: CHECK_INTERVAL_MS });
+      const { lastError, ...rest } = (early as { state: LightningSendState }).state;
+      expect(rest).to.deep.equal(s);
+      expect(lastError).to.match(/not eligible for revocation yet$/);
       let asked = 0;
       server.requestLightningPayHtlcRevocation = async () => { asked++; throw unavailable(); };
       const silent = await runRevoke(s);
