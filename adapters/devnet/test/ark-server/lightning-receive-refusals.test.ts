@@ -7,6 +7,7 @@ import { rejection } from "./fixture.js";
 import { eventually, payFromArk, portParts, Receive, ReceiveFixture } from "./lightning-receive-kit.js";
 import type { WalletKit } from "./wallet-kit.js";
 import { testFeeSchedule } from "../../src/ark-server/server-config.js";
+import { TEST_RECEIVE_SETTINGS } from "../../src/ark-server/lightning/receive-settings.js";
 
 describe("ark server: Lightning receive refusals and recovery (start limits, receive fee, claims near the payer's HTLC expiry, settle retried, revocation against a granted intra-Ark receive)", function () {
   this.timeout(60_000);
@@ -75,6 +76,31 @@ describe("ark server: Lightning receive refusals and recovery (start limits, rec
     await f.ark.start();
     await eventually(() => paid.status === "succeeded");
     expect(paid.preimage).to.equal(toHex(bob.preimage));
+  });
+
+  it("pool change deeper than the pool's depth cap is not granted again; CheckLightningReceive(wait) returns after its fallback period while nothing happens", async () => {
+    f = await ReceiveFixture.start({ lightningReceive: { ...TEST_RECEIVE_SETTINGS, poolMaxExitDepth: 2, checkWaitMs: 300, poolIssueIntervalMs: 600_000, poolTargets: [{ amountSat: 100_000n, count: 1 }] } });
+    const pool = f.ark.server.lightningReceive.pool;
+    const receive = async (amount: bigint) => {
+      const r = new Receive(f!, f!.wallet(), await f!.port(), amount);
+      await r.start();
+      await f!.ln.holds.payExternally(r.invoice, { routeCltvDelta: 40 });
+      await r.port.checkLightningReceive(r.paymentHash, true);
+      return r.prepare();
+    };
+    const first = await receive(10_000n);
+    expect(first[0]!.genesis.length).to.equal(2);
+    expect((await pool.available()).map((v) => [v.amount, v.genesis.length])).to.deep.equal([[90_000n, 2]]);
+    const second = await receive(10_000n);
+    expect(second[0]!.genesis.length).to.equal(3);
+    // the 80 000-sat change is at depth 3, above the cap of 2: kept by the server, not granted
+    expect(await pool.available()).to.deep.equal([]);
+
+    const idle = new Receive(f, f.wallet(), await f.port(), 1_000n);
+    await idle.start();
+    const t0 = Date.now();
+    expect((await idle.port.checkLightningReceive(idle.paymentHash, true)).state).to.equal("created");
+    expect(Date.now() - t0).to.be.within(250, 5_000);
   });
 
   it("a granted receive whose payer HTLC comes within 3 blocks of expiring is not claimed: the claim is refused, the hold invoice cancelled, the payer refunded, nothing settled", async () => {

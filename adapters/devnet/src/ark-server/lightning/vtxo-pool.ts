@@ -103,7 +103,7 @@ export class VtxoPool {
     const rows = (await this.ctx.store.read((sql) => sql.execute("select vtxo from ark_server_vtxo where user_pubkey = ? and state = 'spendable'", [toHex(this.pubkey)], "all"))) as Row[];
     return rows
       .map((r) => vtxoFromBytes(r.vtxo as Uint8Array))
-      .filter((v) => v.expiryHeight > tip + s.poolPreExpiry && v.genesis.length <= s.poolMaxExitDepth + 1 && v.amount >= VTXO_DUST_SAT)
+      .filter((v) => v.expiryHeight > tip + s.poolPreExpiry && v.genesis.length <= s.poolMaxExitDepth && v.amount >= VTXO_DUST_SAT)
       .sort((a, b) => a.expiryHeight - b.expiryHeight || (a.amount < b.amount ? -1 : a.amount > b.amount ? 1 : 0));
   }
 
