@@ -121,6 +121,13 @@ function isMovementOf(m: Movement, s: LightningReceiveState): boolean {
   return m.subsystem.name === LIGHTNING_RECEIVE_SUBSYSTEM.name && m.metadata?.payment_hash === s.paymentHash;
 }
 
+/** Asks the server to cancel the hold invoice so the payer is refunded now rather than at its timeout (best effort: logged, never thrown). */
+async function cancelOnServer(w: LightningReceiveRail, s: LightningReceiveState): Promise<void> {
+  await w.server.cancelLightningReceive(fromHex(s.paymentHash)).catch((e: unknown) => {
+    w.logger.warn(`lightning receive ${s.paymentHash}: cancel on the server failed (best effort): ${message(e)}`);
+  });
+}
+
 async function dropCancelRequest(w: LightningReceiveRail, s: LightningReceiveState): Promise<void> {
   await w.db.em().nativeDelete(ReceiveCancelRow, { paymentHash: s.paymentHash });
 }
@@ -216,7 +223,10 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
           });
         } catch (e) {
           if (isNotReady(e)) throw e;
-          if (e instanceof ArkServerRejectedError && !/already in progress/i.test(e.message)) return { failed: message(e), state: s };
+          if (e instanceof ArkServerRejectedError && !/already in progress/i.test(e.message)) {
+            await cancelOnServer(w, s); // nothing granted: the payer gets the money back now
+            return { failed: message(e), state: s };
+          }
           return retryLater(s, e);
         }
         const htlcs = granted.htlcVtxos.map((b) => decodeVtxo(b)).sort(byId);
@@ -225,6 +235,7 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
         } catch (e) {
           if (e instanceof HtlcGrantRejectedError) {
             w.logger.warn(`lightning receive ${s.paymentHash}: refusing the granted HTLCs: ${e.message}`);
+            await cancelOnServer(w, s);
             return { failed: e.message, state: s }; // the preimage stays secret: the payer is refunded
           }
           return retryLater(s, e);
@@ -343,6 +354,7 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
         await w.db.transaction(async () => {
           await w.vtxos.markSpent(vtxosOf(s.htlcs).map(vtxoIdString));
         });
+        await cancelOnServer(w, s);
         return { failed: s.lastError ?? "HTLCs abandoned", state: s };
       },
     },

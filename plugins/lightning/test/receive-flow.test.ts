@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { Database, silentLogger } from "@tender/core";
-import { encodeVtxo, fromHex, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { encodeVtxo, fromHex, lightningReceiveAttestation, pubkeyFromSecret, sha256, toHex, verifyAttestation, vtxoId, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import {
   ArkServerRejectedError, ArkServerUnavailableError, type ClaimLightningReceiveRequest, type PrepareLightningReceiveClaimRequest, type StartLightningReceiveRequest,
 } from "@tender/ark-protocol/server";
@@ -171,6 +171,7 @@ describe("Lightning receive over fakes of the Ark server", () => {
     expect(row(engine).step).to.equal("failed");
     expect(row(engine).error).to.match(/leave no time to claim it unilaterally/);
     expect(calls).to.not.include("claim");
+    expect(calls, "the hold invoice is cancelled so the payer is refunded").to.include("cancel");
     expect(log.added).to.deep.equal([]);
   });
 
@@ -191,6 +192,44 @@ describe("Lightning receive over fakes of the Ark server", () => {
     await s.receiver.onIncoming(hashOf(s.engine));
     expect(row(s.engine).error).to.match(/short of the invoice amount/);
     expect(calls).to.not.include("claim");
+  });
+
+  it("a grant the server refuses (no anti-DoS proof) ends the receive and cancels its hold invoice, the preimage never revealed", async () => {
+    server.prepareLightningReceiveClaim = async () => { calls.push("prepare"); throw rejected("either a receive token or a challenge proof must be provided"); };
+    const { engine, receiver, log } = setup();
+    await receiver.createInvoice({ amountSat: 20_000n });
+    serverState = "accepted";
+    await receiver.onIncoming(hashOf(engine));
+    expect(row(engine).step).to.equal("failed");
+    expect(row(engine).error).to.match(/either a receive token or a challenge proof must be provided/);
+    expect(calls).to.deep.equal(["start", "check", "check", "prepare", "cancel"]);
+    expect(log.added).to.deep.equal([]);
+  });
+
+  it("proves ownership with a spendable VTXO's key over the payment hash, or sends the token given at creation", async () => {
+    const seen: PrepareLightningReceiveClaimRequest[] = [];
+    const prepare = server.prepareLightningReceiveClaim as (r: PrepareLightningReceiveClaimRequest) => Promise<unknown>;
+    server.prepareLightningReceiveClaim = async (r: PrepareLightningReceiveClaimRequest) => { seen.push(r); return prepare(r); };
+    const s1 = setup();
+    const owned = grantedVtxo({ type: "pubkey", userPubkey: pubkeyFromSecret(keySecrets[2]!) }, 5_000n, 5_000).vtxo;
+    await s1.rail.vtxos.add(owned, "spendable");
+    await s1.receiver.createInvoice({ amountSat: 20_000n });
+    serverState = "accepted";
+    await s1.receiver.onIncoming(hashOf(s1.engine));
+    const proof = seen[0]!.antiDos!;
+    expect(proof.kind).to.equal("vtxo");
+    if (proof.kind !== "vtxo") return;
+    expect(toHex(proof.vtxoId)).to.equal(toHex(vtxoId(owned)));
+    const msg = lightningReceiveAttestation(seen[0]!.paymentHash, proof.vtxoId);
+    expect(verifyAttestation(proof.attestation, msg, pubkeyFromSecret(keySecrets[2]!))).to.equal(true);
+
+    granted.clear();
+    serverState = "created";
+    const s2 = setup();
+    await s2.receiver.createInvoice({ amountSat: 20_000n, token: "board-token-1" });
+    serverState = "accepted";
+    await s2.receiver.onIncoming(hashOf(s2.engine));
+    expect(seen[1]!.antiDos).to.deep.equal({ kind: "token", token: "board-token-1" });
   });
 
   it("waits while unpaid, polling every 4 s, and drops the receive a minute after its invoice expired (cancelled on the server)", async () => {
@@ -250,6 +289,7 @@ describe("Lightning receive over fakes of the Ark server", () => {
     expect(calls).to.not.include("claim");
     expect([...store.values()].every((v) => v.state === "spent")).to.equal(true);
     expect(movements[0]!.status).to.equal("canceled");
+    expect(calls).to.include("cancel");
   });
 
   it("retries a failed claim with growing pauses and parks it after lightning_receive_claim_retries, never giving up", async () => {
