@@ -43,7 +43,10 @@ describe("Lightning receive over HTTP on the devnet (POST /lightning/receives/in
     // the test profile, with captaind's default Lightning receive fee (100 sat + 2000 ppm) so the fee shows
     devnet = await arkServer.startDevnetWithArk({
       seed: "lightning-receive-e2e",
-      ark: { profile: "test", overrides: { fees: { ...arkServer.testFeeSchedule(), lightningReceive: { baseFeeSat: 100n, ppm: 2000n } } } },
+      ark: {
+        profile: "test",
+        overrides: { fees: { ...arkServer.testFeeSchedule(), lightningReceive: { baseFeeSat: 100n, ppm: 2000n } }, maxLnReceiveAmount: 150_000n },
+      },
     });
     if (devnet.node.tipHeight() < 101) devnet.node.mine(101 - devnet.node.tipHeight());
     alice = await startDaemon({ config: CONFIG });
@@ -166,6 +169,24 @@ describe("Lightning receive over HTTP on the devnet (POST /lightning/receives/in
     const fee = await okChecked<FeeEstimate>(alice, "GET", "/api/v1/fees/lightning/receive?amount_sat=12000");
     await until("bob received", async () => ((await balance(bob)).spendable_sat === bobBefore + fee.net_amount_sat ? true : undefined), 30_000);
     expect((await balance(alice)).spendable_sat).to.equal(aliceBefore);
+  });
+
+  it("an invoice for the wallet's own address is claimed locally: credited once", async () => {
+    const { address } = await ok<{ address: string }>(alice, "POST", "/api/v1/wallet/addresses/next");
+    const before = (await balance(alice)).spendable_sat;
+    const inv = (await okChecked<{ invoice: string }>(alice, "POST", "/api/v1/lightning/receives/invoice/for-address", { amount_sat: 6_000, address })).invoice;
+    await control("POST", "/hold-invoices/pay", { invoice: inv });
+    await settled(alice, await hashOf(alice, inv));
+    const fee = await okChecked<FeeEstimate>(alice, "GET", "/api/v1/fees/lightning/receive?amount_sat=6000");
+    expect((await balance(alice)).spendable_sat).to.equal(before + fee.net_amount_sat);
+  });
+
+  it("the server's receive limit: above it the request is barkd's 500 with the server's text, at it an invoice is made", async () => {
+    const over = await call(alice, "POST", "/api/v1/lightning/receives/invoice", { amount_sat: 150_001 });
+    expect(over.status).to.equal(500);
+    expect((over.json as { message: string }).message).to.match(/^Failed to create invoice: .*Requested amount exceeds lightning receive limit of 150000/);
+    const at = await okChecked<{ invoice: string }>(alice, "POST", "/api/v1/lightning/receives/invoice", { amount_sat: 150_000 });
+    expect((await receive(alice, at.invoice)).amount_sat).to.equal(150_000);
   });
 
   it("POST /wallet/bip321 with an amount carries lightning=<a fresh invoice of this wallet for that amount>", async () => {

@@ -58,7 +58,6 @@ export class LightningReceiver {
     if (req.amountSat <= 0n) throw fail("Cannot create invoice for 0 sats");
     const fee = lightningReceiveFee(info.fees.lightningReceive, req.amountSat);
     if (fee >= req.amountSat) throw fail(`Fee (${fee} sat) exceeds amount (${req.amountSat} sat)`);
-    if (info.maxVtxoAmount !== undefined && req.amountSat > info.maxVtxoAmount) throw fail(`Requested amount exceeds limit of ${info.maxVtxoAmount} sat`);
     const delta = minCltvDelta(info, w.settings);
     if (delta > info.maxUserInvoiceCltvDelta) {
       throw fail(`the receive needs a final CLTV delta of ${delta} blocks, above the server's maximum of ${info.maxUserInvoiceCltvDelta}`);
