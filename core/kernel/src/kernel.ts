@@ -21,7 +21,7 @@ import { Scheduler } from "./scheduler/scheduler.js";
 import { AuthTokenToken, DaemonConfigToken, LoggerToken } from "./tokens.js";
 import { WalletReady, WalletSession } from "./wallet/session.js";
 import { ActionEngine } from "./actions/action-engine.js";
-import { ActionRecord, actionMigration } from "./actions/action-record.js";
+import { ActionRecord, actionIdWidthMigration, actionMigration } from "./actions/action-record.js";
 import { TENDER_VERSION } from "./version.js";
 import type { ServiceRef } from "./services/service-ref.js";
 import { WalletScope } from "./services/wallet-scope.js";
@@ -105,7 +105,7 @@ export class Kernel {
     this.container.registerInstance(Database, this.database);
     // The kernel's own table: persisted multi-step actions, resumed whenever a wallet is loaded.
     this.entities.push(ActionRecord);
-    this.migrations.push(actionMigration);
+    this.migrations.push(actionMigration, actionIdWidthMigration);
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
     this.container.registerInstance(ActionEngine, this.actions);
     const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);

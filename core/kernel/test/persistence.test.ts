@@ -3,7 +3,8 @@ import { mkdtempSync, existsSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
-import { Database, defineMigration, silentLogger, type DatabaseLocation, type MigrationDefinition } from "../src/index.js";
+import { ActionEngine, Database, defineMigration, silentLogger, type DatabaseLocation, type MigrationDefinition } from "../src/index.js";
+import { ActionRecord, actionIdWidthMigration, actionMigration } from "../src/actions/action-record.js";
 
 @Entity({ tableName: "test_note" })
 class Note {
@@ -97,6 +98,18 @@ function persistenceSuite(backend: string, location: () => DatabaseLocation | un
       expect(String(err)).to.contain("boom");
       const texts = (await db.em().find(Note, { text: { $like: "tx-%" } })).map((n) => n.text).sort();
       expect(texts).to.deep.equal(["tx-a", "tx-b"]);
+      await db.close();
+    });
+
+    it("keeps action ids longer than 64 characters (a kind, a payment hash and a nonce)", async () => {
+      const db = new Database({ entities: [Note, ActionRecord], migrations: [createNotes, actionMigration, actionIdWidthMigration] }, silentLogger);
+      await db.open(loc);
+      const engine = new ActionEngine(db, silentLogger);
+      engine.define({ kind: "test.long", firstStep: "one", steps: { one: async (s: { n: number }) => ({ done: true, state: s }) } });
+      const id = `lightning-send:${"ab".repeat(32)}:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0`;
+      expect(id.length).to.be.greaterThan(64);
+      expect((await engine.start("test.long", { n: 1 }, id)).step).to.equal("done");
+      expect((await engine.status(id))?.step).to.equal("done");
       await db.close();
     });
 

@@ -37,3 +37,12 @@ export const actionMigration = defineMigration({
     "create index kernel_action_step on kernel_action (step)",
   ],
 });
+
+/**
+ * Action ids may name what they act on (a payment hash, a VTXO id, plus a nonce), so they outgrow
+ * 64 characters; PostgreSQL enforces the declared length (SQLite never did, so it needs nothing).
+ */
+export const actionIdWidthMigration = defineMigration({
+  name: "kernel_0002_wide_action_ids",
+  up: (d) => (d === "postgresql" ? ["alter table kernel_action alter column id type varchar(255)"] : []),
+});

@@ -23,7 +23,7 @@ export class ArkVtxoRow {
   state!: string;
 
   /** The action holding the lock while `state` is `locked`. */
-  @Property({ type: "string", length: 64, nullable: true, fieldName: "locked_by" })
+  @Property({ type: "string", length: 255, nullable: true, fieldName: "locked_by" })
   lockedBy: string | null = null;
 
   @Property({ type: "bigint", fieldName: "created_at_ms" })
@@ -103,8 +103,14 @@ export const arkKeptMailboxMigration = defineMigration({
   ],
 });
 
+/** A VTXO's lock holder is an action id, which may outgrow 64 characters (PostgreSQL enforces the length; SQLite does not). */
+export const arkWideLockHolderMigration = defineMigration({
+  name: "ark_0003_wide_lock_holder",
+  up: (d) => (d === "postgresql" ? ["alter table ark_vtxo alter column locked_by type varchar(255)"] : []),
+});
+
 /** The Ark daemon plugin's migrations, in order. */
-export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration];
+export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration, arkWideLockHolderMigration];
 
 /** Every entity of the Ark daemon plugin. */
 export const ARK_ENTITIES = [ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow];
