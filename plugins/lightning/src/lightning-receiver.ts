@@ -64,10 +64,9 @@ export class LightningReceiver {
     }
     const preimage = new Uint8Array(randomBytes(32));
     const paymentHash = toHex(sha256(preimage));
-    const key = await w.keys.nextVtxoKey();
     const state: LightningReceiveState = {
       preimage: toHex(preimage), paymentHash, amountSat: req.amountSat.toString(), description: req.description ?? null, token: req.token ?? null,
-      keyIndex: key.index, minCltvDelta: delta, claimAddress, createdAtMs: Date.now(), phase: "awaiting-payment", invoice: null,
+      keyIndex: null, minCltvDelta: delta, claimAddress, createdAtMs: Date.now(), phase: "awaiting-payment", invoice: null,
       invoiceExpiresAtMs: null, requestedHtlcExpiry: null, htlcs: null, movementId: null, claimAttempts: 0, claimed: null, settledAtMs: null,
     };
     // the preimage is saved with the action before its first step asks the server for the invoice

@@ -66,7 +66,7 @@ export async function checkGrantedHtlcs(w: LightningReceiveRail, s: LightningRec
   if (htlcs.length === 0) throw new HtlcGrantRejectedError("the server granted no HTLC VTXOs");
   const info = (await w.server.connect()).arkInfo;
   const tip = await w.tipHeight();
-  const userPubkey = w.keys.deriveVtxoKey(s.keyIndex).publicKey;
+  const userPubkey = w.keys.deriveVtxoKey(receiveKeyIndex(s)).publicKey;
   const hash = fromHex(s.paymentHash);
   for (const v of htlcs) {
     const id = vtxoIdString(v);
@@ -111,9 +111,15 @@ async function antiDosProof(w: LightningReceiveRail, s: LightningReceiveState): 
   return undefined;
 }
 
+/** The receive's key index; set by the prepare step before anything uses it. */
+function receiveKeyIndex(s: LightningReceiveState): number {
+  if (s.keyIndex === null) throw new Error(`lightning receive ${s.paymentHash}: no key derived yet`);
+  return s.keyIndex;
+}
+
 /** Where the claim pays: this wallet's receive key, or the policy of the receive-for-address destination. */
 function claimPolicy(w: LightningReceiveRail, s: LightningReceiveState): VtxoPolicy {
-  if (s.claimAddress === null) return { type: "pubkey", userPubkey: w.keys.deriveVtxoKey(s.keyIndex).publicKey };
+  if (s.claimAddress === null) return { type: "pubkey", userPubkey: w.keys.deriveVtxoKey(receiveKeyIndex(s)).publicKey };
   return decodeArkAddress(s.claimAddress).policy;
 }
 
@@ -211,6 +217,10 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
       prepare: async (s) => {
         faultPoint("ln-recv:prepare");
         const w = await rail();
+        if (s.keyIndex === null) {
+          // saved before the server sees the key, so a restart asks the grant for the same key
+          return { next: "prepare", state: { ...s, keyIndex: (await w.keys.nextVtxoKey()).index } };
+        }
         if (s.requestedHtlcExpiry === null) {
           return { next: "prepare", state: { ...s, requestedHtlcExpiry: (await w.tipHeight()) + s.minCltvDelta } };
         }
@@ -218,7 +228,7 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
         try {
           const antiDos = await antiDosProof(w, s);
           granted = await w.server.prepareLightningReceiveClaim({
-            paymentHash: fromHex(s.paymentHash), userPubkey: w.keys.deriveVtxoKey(s.keyIndex).publicKey, htlcRecvExpiry: s.requestedHtlcExpiry,
+            paymentHash: fromHex(s.paymentHash), userPubkey: w.keys.deriveVtxoKey(receiveKeyIndex(s)).publicKey, htlcRecvExpiry: s.requestedHtlcExpiry,
             ...(antiDos ? { antiDos } : {}),
           });
         } catch (e) {

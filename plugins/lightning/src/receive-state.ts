@@ -13,8 +13,12 @@ export interface LightningReceiveState {
   description: string | null;
   /** Anti-DoS token given at creation, preferred over a VTXO ownership proof. */
   token: string | null;
-  /** Index of the key the HTLC-recv VTXOs are granted to (and the claimed VTXO is paid to). */
-  keyIndex: number;
+  /**
+   * Index of the key the HTLC-recv VTXOs are granted to (and the claimed VTXO is paid to); derived
+   * and saved when the payer's HTLCs are held, before the grant is asked for, so a refused or
+   * never-paid invoice uses no key.
+   */
+  keyIndex: number | null;
   /** Smallest final CLTV delta asked of the invoice. */
   minCltvDelta: number;
   /** Ark address the claimed VTXO goes to instead of this wallet (receive-for-address). */
