@@ -22,6 +22,11 @@ const testPlugin = definePlugin({
       handler: () => ({ special: true }),
     });
     ctx.route({
+      method: "post", path: "/api/v1/things/batch", operationId: "batch_things",
+      responses: { 200: { description: "a literal segment for POST only" } },
+      handler: () => ({ batch: true }),
+    });
+    ctx.route({
       method: "post", path: "/api/v1/things", operationId: "make_thing",
       body: z.object({ amount_sat: z.number().int().nonnegative() }),
       responses: { 200: { description: "made" } },
@@ -190,6 +195,12 @@ describe("HTTP host (barkd's paths, rejections, error bodies, CORS, ping and Ope
     expect(await r.json()).to.equal("path not found: ");
     const m = await fetch(`${base}/api/v1/things/special`, { method: "DELETE" });
     expect(m.status).to.equal(405);
+    // a literal segment belongs to its route whatever the method, as in barkd's router: GET of a
+    // POST-only literal path is 405, not the parameter route's answer
+    const literal = await fetch(`${base}/api/v1/things/batch`, { headers: auth });
+    expect([literal.status, await literal.text()]).to.deep.equal([405, ""]);
+    expect((await fetch(`${base}/api/v1/things/batch`, { method: "POST", headers: auth })).status).to.equal(200);
+    expect((await fetch(`${base}/api/v1/things/8`, { headers: auth })).status).to.equal(200);
     expect(await m.text()).to.equal("");
   });
 

@@ -84,6 +84,14 @@ export function buildApp(opts: AppOptions): express.Express {
   const routes = [...opts.routes].sort((a, b) => compareSpecificity(a.path, b.path));
   const matchers = routes.map((r) => ({ route: r, re: pathMatcher(r.path) }));
   const isRouted = (path: string) => matchers.some((m) => m.re.test(path));
+  const paramCount = (p: string) => (p.match(/\{[^}]+\}/g) ?? []).length;
+  /**
+   * barkd's router prefers a literal segment to a parameter whatever the method: a path that a
+   * route with fewer parameters matches belongs to that route (405 for another method), so a
+   * parameter route must not take it (`GET …/receives/invoice` is not `GET …/receives/{identifier}`).
+   */
+  const shadowed = (route: RouteDefinition, path: string) =>
+    paramCount(route.path) > 0 && matchers.some((m) => paramCount(m.route.path) < paramCount(route.path) && m.re.test(path));
 
   app.use(requestOriginGuard(opts.allowedHosts ?? [], opts.allowedOrigins));
 
@@ -126,6 +134,10 @@ export function buildApp(opts: AppOptions): express.Express {
     };
     const path = toExpressPath(route.path);
     const guardBeforeBody = (req: Request, res: Response, next: NextFunction) => {
+      if (shadowed(route, req.path)) {
+        next("route");
+        return;
+      }
       // 401 is decided before the body is read (and before a 413).
       if (auth === "guard" && opts.authToken) {
         try {
