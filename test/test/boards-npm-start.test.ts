@@ -20,7 +20,7 @@ const freePort = () => new Promise<number>((resolve, reject) => {
 const refused = async (url: string) => fetch(url).then(() => false, () => true);
 
 describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3 item 5, issue 6 item 4)", function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let launcher: ChildProcess | undefined;
   let bobPid: number | undefined;
   const datadir = tempDatadir("tender-start-");
@@ -58,7 +58,7 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
     const env = { ...process.env, PATH: `${join(process.execPath, "..")}:${process.env.PATH ?? ""}` };
     let stdout = "";
     try {
-      stdout = (await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 90_000 })).stdout;
+      stdout = (await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 180_000 })).stdout;
     } finally {
       // Bob's daemon was started by the recipe in the background: stop it by the pid in its lock file.
       try { bobPid = Number(readFileSync(join(`${datadir}-bob`, "tenderd.lock"), "utf8").trim()); } catch { bobPid = undefined; }

@@ -124,7 +124,8 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
     await until("held", async () => (devnet.lightning.invoice(canceled.paymentHash)!.state === "held" ? true : undefined));
     expect((await balance()).pending_lightning_send_sat).to.be.at.least(7_000);
     devnet.lightning.cancelHold(canceled.paymentHash);
-    await until("refunded", async () => ((await sendMovement(canceled.paymentHash))?.status === "failed" ? true : undefined));
+    // refunded: the movement failed and the revoked HTLCs are back (pending 0) — two writes the test must not race
+    await until("refunded", async () => ((await sendMovement(canceled.paymentHash))?.status === "failed" && (await balance()).pending_lightning_send_sat === 0 ? true : undefined));
     expect(await balance()).to.include({ spendable_sat: mid, pending_lightning_send_sat: 0 });
   });
 
