@@ -12,6 +12,7 @@
  * | `POST /unban {vtxo}` | `BanAdminService.UnbanVtxo` |
  * | `GET /bans` | `BanAdminService.ListBannedVtxos` |
  * | `GET /settings`, `POST /settings {…}` | the settings that change at run time (see `ark-settings-json.ts`) |
+ * | `/faults` | the fault proxy's faults, when the server has one (see `fault-proxy/fault-control-routes.ts`) |
  *
  * Bad input is 400, an unknown VTXO 404, a control that needs the stopped server 409; errors are
  * plain text, as the rest of the control API. Requests run one at a time, so a stop never cuts a
@@ -23,6 +24,8 @@ import { settingsChange, settingsJson, SettingsInputError } from "./ark-settings
 import { ServerConfigError } from "./server-config.js";
 import { BadUserInputError, NotFoundError, RequestConversionError } from "./server-errors.js";
 import { ArkServerRestartError, type RunningArkServer } from "./start-ark-server.js";
+import { faultControlRoutes } from "./fault-proxy/fault-control-routes.js";
+import type { FaultProxy } from "./fault-proxy/fault-proxy.js";
 
 /** Blocks a ban lasts when the request does not say (one day of blocks). */
 export const DEFAULT_BAN_BLOCKS = 144;
@@ -71,8 +74,10 @@ function errorHandler(err: unknown, _req: Request, res: Response, _next: NextFun
 }
 
 /** The Ark server's control routes over `ark` (mount them with `Devnet.mountControl("/ark", …)`). */
-export function arkControlRoutes(ark: RunningArkServer): Router {
+export function arkControlRoutes(ark: RunningArkServer, proxy?: FaultProxy): Router {
   const r = Router();
+  // the proxy's faults are armed at once, whether the server runs or not
+  if (proxy) r.use("/faults", faultControlRoutes(proxy));
   r.use(express.json({ limit: "1mb" }));
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs `fn` after every earlier control request; the answer is its JSON. */

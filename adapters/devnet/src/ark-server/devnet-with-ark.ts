@@ -23,6 +23,7 @@ import { SimulatedLightningNetwork, type SimulatedRouting } from "../lightning/s
 import { lnControlRoutes } from "../lightning/ln-control-routes.js";
 import { LnurlPayServer } from "../lightning/lnurl-server.js";
 import { offerControlRoutes } from "../lightning/offer-control-routes.js";
+import { startFaultProxy, type FaultProxy } from "./fault-proxy/fault-proxy.js";
 
 /** Options of {@link startDevnetWithArk}: the devnet's, plus the Ark server's (node and datadir are shared). */
 export interface StartDevnetWithArkOptions extends StartDevnetOptions {
@@ -48,6 +49,14 @@ export interface DevnetWithArk extends Devnet {
   readonly arkAdminUrl: string;
   /** Base URL of the Ark server's controls (`<control>/ark`). */
   readonly arkControlUrl: string;
+  /**
+   * The fault-injecting gRPC proxy in front of the Ark server (`fault-proxy/`): a wallet given
+   * {@link arkProxyUrl} as its server talks to the server through it; its faults are armed over
+   * `<control>/ark/faults`.
+   */
+  readonly arkProxy: FaultProxy;
+  /** Public gRPC URL of the fault proxy. */
+  readonly arkProxyUrl: string;
   /** The simulated Lightning network (the server's node and an external payee). */
   readonly lightning: SimulatedLightningNetwork;
   /** Base URL of its controls (`<control>/ln`). */
@@ -61,13 +70,14 @@ export interface DevnetWithArk extends Devnet {
 }
 
 /** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls and the payee's node id). */
-export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl" | "lnOffersControlUrl">>): {
-  ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string;
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "arkProxyUrl" | "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl" | "lnOffersControlUrl">>): {
+  ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string; ark_fault_proxy?: string;
   lightning?: { control: string; network: string; payee_node_id: string; offers_control?: string; lnurl_domain?: string; lnurl_base_url?: string };
 } {
   const { ark } = devnet;
   return {
     ark: ark.url, ark_admin: ark.adminUrl, ark_control: devnet.arkControlUrl, ark_server_pubkey: toHex(ark.server.ctx.keys.serverPubkey),
+    ...(devnet.arkProxyUrl ? { ark_fault_proxy: devnet.arkProxyUrl } : {}),
     ...(devnet.lightning && devnet.lnControlUrl ? {
       lightning: {
         control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId),
@@ -99,7 +109,17 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     await removeTempDir();
     throw e;
   }
-  const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark));
+  let arkProxy: FaultProxy;
+  try {
+    arkProxy = await startFaultProxy({ upstream: ark.url, ...(arkOptions?.logger ? { logger: arkOptions.logger } : {}) });
+  } catch (e) {
+    await ark.stop();
+    lightning.close();
+    await devnet.stop();
+    await removeTempDir();
+    throw e;
+  }
+  const arkControlUrl = devnet.mountControl("/ark", arkControlRoutes(ark, arkProxy));
   const lnControlUrl = devnet.mountControl("/ln", lnControlRoutes(lightning));
   const lnurl = new LnurlPayServer(lightning);
   const lnurlBaseUrl = devnet.mountControl("/lnurl", lnurl.router());
@@ -115,12 +135,15 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     arkUrl: ark.url,
     arkAdminUrl: ark.adminUrl,
     arkControlUrl,
+    arkProxy,
+    arkProxyUrl: arkProxy.url,
     lightning,
     lnControlUrl,
     lnurl,
     lnurlBaseUrl,
     lnOffersControlUrl,
     stop: async () => {
+      await arkProxy.stop();
       await ark.stop();
       lightning.close();
       await devnet.stop();

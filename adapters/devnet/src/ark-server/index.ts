@@ -14,3 +14,5 @@ export type { WalletStatus } from "./server-wallet.js";
 export type { MailboxMessageData, MailboxPage } from "./mailbox-service.js";
 export { ClientSpendState } from "./vtxo-registry.js";
 export { startDevnetWithArk, arkReadyFields, type StartDevnetWithArkOptions, type DevnetWithArk } from "./devnet-with-ark.js";
+export { startFaultProxy, FORWARDED_METHODS, type FaultProxy, type FaultProxyOptions } from "./fault-proxy/fault-proxy.js";
+export { FaultSet, FaultInputError, parseFault, type FaultSpec, type ArmedFault } from "./fault-proxy/fault-rules.js";
