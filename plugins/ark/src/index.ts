@@ -6,13 +6,17 @@
  */
 export { arkPlugin as default, arkPlugin } from "./daemon/plugin.js";
 export {
-  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
-  VtxoStoreService,
+  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, HeldVtxoExitsService, MailboxHandlersService, RecoveryContributorsService,
+  VtxoLocksService, VtxoStoreService,
 } from "./daemon/services.js";
+export { HeldVtxoExits, type HeldExitOutcome, type HeldVtxoExitHandler } from "./daemon/held-vtxo-exits.js";
 export { RecoveryContributors, type RecoveryContributor } from "./daemon/recovery/recovery-contributors.js";
 export { RecoveryReport, type RecoveryOutcome } from "./daemon/recovery/recovery-report.js";
 export { recoverFromSeed, RECOVERY_RETRIES, type SeedRecoveryPorts } from "./daemon/recovery/seed-recovery.js";
 export { matchOwners, RECOVERY_GAP_LIMIT } from "./daemon/recovery/owner-matching.js";
+export {
+  backUpVtxoIds, catchUpRecovery, MAX_RECOVERY_IDS, RECOVERY_AUTH_SECS, RECOVERY_REGISTER_CHUNK, type RecoveryBackupPorts, type RecoveryCatchUp,
+} from "./daemon/recovery/recovery-backup.js";
 export { VtxoLocks } from "./daemon/vtxos/vtxo-locks.js";
 export { MailboxHandlers, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
 export { KeptMailboxMessages, type KeptMailboxMessage } from "./daemon/mailbox/kept-messages.js";
@@ -21,7 +25,7 @@ export { NoArkServerConfiguredError } from "./daemon/connection/open-connection.
 export { protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
 export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
-export { ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow, arkInitMigration, arkKeptMailboxMigration, ARK_MIGRATIONS, ARK_ENTITIES } from "./daemon/persistence/entities.js";
+export { ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow, arkInitMigration, arkKeptMailboxMigration, arkRecoveryRegisteredMigration, ARK_MIGRATIONS, ARK_ENTITIES } from "./daemon/persistence/entities.js";
 export type { ArkRail, ArkRailSettings, ArkRailSource, ArkStores } from "./daemon/ark-rail.js";
 export { checkReceivedVtxo, VtxoNotAcceptedError, type AcceptanceContext } from "./daemon/vtxos/received-vtxo.js";
 export { walletVtxoInfo, type WalletVtxoInfoJson } from "./daemon/vtxos/vtxo-json.js";

@@ -8,28 +8,25 @@
  * elsewhere.
  */
 import { ChainSourceRejectedError, InternalServerError, certainlyNotProcessed, faultPoint, type Logger } from "@tender/core";
-import { ClaimError, buildClaimTx, encodeTx, policyUserPubkey, toHex, txVsize, txidHex, type ClaimInput } from "@tender/ark-protocol";
+import { ClaimError, buildClaimTx, encodeTx, toHex, txVsize, txidHex, type ClaimInput } from "@tender/ark-protocol";
 import { exitErrors, failedTo } from "./exit-errors.js";
 import type { ExitPorts } from "./exit-ports.js";
 import type { ExitRecord, ExitStore } from "./exit-records.js";
-import { outpointOf } from "./exit-progress.js";
+import { claimInputOf, outpointOf } from "./exit-progress.js";
 import type { ExitService } from "./exit-service.js";
 
 /** sat/kvB → sat/kwu, rounded up. */
 export const kvbToKwu = (satPerKvb: bigint): bigint => (satPerKvb + 3n) / 4n;
 
 /** The signed claim of `exits` to `destination` at `satPerKvb` (barkd's drain). */
-export async function buildClaim(ports: ExitPorts, exits: readonly ExitRecord[], destination: Uint8Array, satPerKvb: bigint, tipHeight: number) {
+export async function buildClaim(ports: ExitPorts, store: ExitStore, exits: readonly ExitRecord[], destination: Uint8Array, satPerKvb: bigint, tipHeight: number) {
   if (exits.length === 0) throw exitErrors.claimMissingInputs();
   const inputs: ClaimInput[] = [];
   for (const e of exits) {
     if (e.state.type !== "claimable") throw new Error(`VTXO Not Spendable Error: Attempted to claim a VTXO which is not in a spendable state: ${e.vtxoId}`);
     const view = await ports.vtxos.get(e.vtxoId);
     if (!view) throw exitErrors.internal(`VTXO for exit couldn't be found: ${e.vtxoId}`);
-    const user = policyUserPubkey(view.vtxo.policy);
-    const secretKey = user ? await ports.keys.secretKeyFor(user) : undefined;
-    if (!secretKey) throw exitErrors.missingSignableClause(e.vtxoId);
-    inputs.push({ vtxo: view.vtxo, secretKey });
+    inputs.push(await claimInputOf(ports, store, view.vtxo, e.vtxoId));
   }
   try {
     return buildClaimTx({ inputs, destinationScript: destination, tipHeight, feeRateSatPerKwu: kvbToKwu(satPerKvb) });
@@ -60,7 +57,7 @@ export function claimExits(service: ExitService, which: readonly string[] | "all
         throw exitErrors.tipRetrieval(e);
       });
       const rate = satPerKvb ?? (await ports.wallet.feeRates()).regularSatPerKvb;
-      claim = await buildClaim(ports, exits, destination, rate, tip.height);
+      claim = await buildClaim(ports, store, exits, destination, rate, tip.height);
     } catch (e) {
       throw failedTo("Failed to drain exits", e);
     }

@@ -11,11 +11,14 @@
  * exit tx broadcast. Replacements (RBF) are priced as new children at the target rate.
  */
 import { BadRequestError } from "@tender/core";
-import { buildClaimTx, policyUserPubkey, type ClaimInput, type ExitStep } from "@tender/ark-protocol";
+import { buildClaimTx, type ClaimInput, type ExitStep } from "@tender/ark-protocol";
 import { exitErrors, failedTo } from "./exit-errors.js";
 import { packageFee } from "./exit-json.js";
 import { kvbToKwu } from "./exit-claim.js";
-import { planOf } from "./exit-progress.js";
+import { claimInputOf, planOf } from "./exit-progress.js";
+
+/** The highest nLockTime read as a block height. */
+const LAST_BLOCK_HEIGHT = 499_999_999;
 import type { ExitService } from "./exit-service.js";
 import { exitRefusal } from "./exit-service.js";
 
@@ -63,10 +66,7 @@ export async function estimateExitFee(service: ExitService, ids: readonly string
       if (exit?.state.type === "vtxo-already-spent" || view.state === "spent") throw new BadRequestError(`Provided VTXO ${id} has already been spent`);
       const refusal = exitRefusal(view);
       if (refusal) throw refusal;
-      const user = policyUserPubkey(view.vtxo.policy);
-      const secretKey = user ? await ports.keys.secretKeyFor(user) : undefined;
-      if (!secretKey) throw exitErrors.missingSignableClause(id);
-      inputs.push({ vtxo: view.vtxo, secretKey });
+      inputs.push(await claimInputOf(ports, store, view.vtxo, id));
       if (exit && ["awaiting-delta", "claimable", "claim-in-progress"].includes(exit.state.type)) continue;
       for (const step of planOf(view.vtxo, id)) {
         if (seen.has(step.txid)) continue;
@@ -111,7 +111,8 @@ export async function estimateExitFee(service: ExitService, ids: readonly string
     try {
       const tip = await ports.chain.tip();
       const script = destination ?? (await ports.wallet.placeholderScript());
-      const weight = buildClaimTx({ inputs, destinationScript: script, tipHeight: tip.height, feeRateSatPerKwu: 0n }).weight;
+      // the weight alone: a timelocked clause (HTLC-send refund) not yet reached weighs the same
+      const weight = buildClaimTx({ inputs, destinationScript: script, tipHeight: Math.max(tip.height, LAST_BLOCK_HEIGHT), feeRateSatPerKwu: 0n }).weight;
       claimFee = (kvbToKwu(claimRate) * BigInt(weight) + 999n) / 1000n;
     } catch (e) {
       throw failedTo("Failed to estimate emergency exit fee", e);

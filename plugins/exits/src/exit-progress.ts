@@ -4,15 +4,16 @@
  * | State | Next |
  * |---|---|
  * | `start` | amount ≥ 330 → `processing`, every exit tx at `verify-inputs` |
- * | `processing` | each exit tx advanced; all confirmed → `awaiting-delta` (claimable at the highest confirmation + the claim clause's CSV) |
+ * | `processing` | each exit tx advanced; all confirmed → `awaiting-delta` (claimable at the highest confirmation + the claim clause's CSV, and no earlier than its CLTV height) |
  * | `awaiting-delta` | the VTXO's own tx no longer confirmed (reorg) → `processing` afresh; tip ≥ claimable height → `claimable` |
  * | `claimable` | the block at `claimable_since` changed → new `claimable`; the VTXO output spent: in the mempool → `claim-in-progress`, confirmed → `claimed` |
+ * | `awaiting-delta`, `claimable` of an HTLC VTXO | its output spent by a transaction that is no claim of ours (the server's clause) → `vtxo-already-spent` |
  * | `claim-in-progress` | confirmed → `claimed`; gone → our stored claim is broadcast again while its inputs are free, else `claimable` |
  * | any state before the exit chain is confirmed | the wallet VTXO spent meanwhile → `vtxo-already-spent` |
  */
 import {
-  claimSpend, exitPlan, isTerminalExitState, exitWarrantsExitedVtxo, policyUserPubkey, startProcessing, awaitDelta,
-  type ExitState, type ExitStep, type Vtxo,
+  claimSpend, clauseLocktime, exitPlan, fromHex, isTerminalExitState, exitWarrantsExitedVtxo, policyUserPubkey, startProcessing, awaitDelta, toHex,
+  type ClaimInput, type ExitState, type ExitStep, type Vtxo,
 } from "@tender/ark-protocol";
 import { ChainSourceRejectedError } from "@tender/core";
 import { exitErrors, ExitFailure } from "./exit-errors.js";
@@ -35,16 +36,44 @@ export interface StepContext {
   readonly tip: { height: number; hash: string };
 }
 
-/** The CSV (blocks) of the first exit clause the wallet can sign. */
-export async function claimDelay(ports: ExitPorts, vtxo: Vtxo, vtxoId: string): Promise<number> {
+/**
+ * What the wallet signs the claim of `vtxo` with: the secret key of its user key and, for an
+ * HTLC-recv VTXO, the preimage handed over with its exit.
+ */
+export async function claimInputOf(ports: ExitPorts, store: ExitStore, vtxo: Vtxo, vtxoId: string): Promise<ClaimInput> {
   const user = policyUserPubkey(vtxo.policy);
   const secretKey = user ? await ports.keys.secretKeyFor(user) : undefined;
   if (!secretKey) throw exitErrors.missingSignableClause(vtxoId);
+  const p = vtxo.policy;
+  const preimage = p.type === "server-htlc-receive" || p.type === "server-htlc-receive-v1" ? await store.preimage(toHex(p.paymentHash)) : undefined;
+  return { vtxo, secretKey, ...(preimage !== undefined ? { preimage: fromHex(preimage) } : {}) };
+}
+
+/** The CSV (blocks) and the CLTV height (0 if none) of the first exit clause the wallet can sign. */
+export async function claimDelay(ports: ExitPorts, store: ExitStore, vtxo: Vtxo, vtxoId: string): Promise<{ csv: number; height: number }> {
+  const input = await claimInputOf(ports, store, vtxo, vtxoId);
   try {
-    return claimSpend({ vtxo, secretKey }).sequence;
+    const spend = claimSpend(input);
+    return { csv: spend.sequence, height: clauseLocktime(spend.clause) };
   } catch {
     throw exitErrors.missingSignableClause(vtxoId);
   }
+}
+
+/** Whether the other party has a clause on the VTXO's own output (HTLC policies: the server's hash or timeout clause). */
+export function isHtlcExit(vtxo: Vtxo): boolean {
+  return vtxo.policy.type !== "pubkey";
+}
+
+/** The txid of a transaction spending the exit output that is no claim of this wallet, or `undefined`. */
+async function foreignSpend(c: StepContext, vtxo: Vtxo): Promise<string | undefined> {
+  const point = outpointOf(vtxo);
+  const spend = await c.ports.chain.outspend(point.txid, point.vout).catch((e: unknown) => {
+    throw exitErrors.txRetrieval(point.txid, e);
+  });
+  if (!spend.spent) return undefined;
+  const ours = (await c.store.claims()).some((x) => x.txid === spend.txid);
+  return ours ? undefined : spend.txid;
 }
 
 async function blockAt(ports: ExitPorts, height: number): Promise<{ height: number; hash: string }> {
@@ -73,12 +102,14 @@ export async function stepExit(state: ExitState, vtxo: Vtxo, vtxoId: string, c: 
         throw exitErrors.txRetrieval(leafTxid, e);
       });
       if (!leaf?.confirmed) return startProcessing(tip, planOf(vtxo, vtxoId).map((s) => s.txid));
+      if (isHtlcExit(vtxo) && (await foreignSpend(c, vtxo))) return { type: "vtxo-already-spent", tipHeight: tip };
       if (tip < state.claimableHeight) return state;
       return { type: "claimable", tipHeight: tip, claimableSince: await blockAt(c.ports, state.claimableHeight), lastScannedBlock: null };
     }
     case "claimable": {
       const since = await blockAt(c.ports, state.claimableSince.height);
       if (since.hash !== state.claimableSince.hash) return { type: "claimable", tipHeight: tip, claimableSince: since, lastScannedBlock: null };
+      if (isHtlcExit(vtxo) && (await foreignSpend(c, vtxo))) return { type: "vtxo-already-spent", tipHeight: tip };
       const point = outpointOf(vtxo);
       const spend = await c.ports.chain.outspend(point.txid, point.vout).catch((e: unknown) => {
         throw exitErrors.txRetrieval(point.txid, e);
@@ -130,7 +161,10 @@ async function stepProcessing(state: Extract<ExitState, { type: "processing" }>,
   const blocks = transactions.map((t) => (t.status.type === "confirmed" ? t.status.block : null));
   if (blocks.every((b) => b !== null)) {
     const last = blocks.reduce((a, b) => (b!.height > a!.height ? b : a))!;
-    return awaitDelta(c.tip.height, last, await claimDelay(c.ports, vtxo, vtxoId));
+    const delay = await claimDelay(c.ports, c.store, vtxo, vtxoId);
+    const waiting = awaitDelta(c.tip.height, last, delay.csv);
+    // a timelocked clause (the HTLC-send refund) is spendable no earlier than its height either
+    return waiting.type === "awaiting-delta" && delay.height > waiting.claimableHeight ? { ...waiting, claimableHeight: delay.height } : waiting;
   }
   if (JSON.stringify(transactions) === JSON.stringify(state.transactions)) return state;
   return { type: "processing", tipHeight: c.tip.height, transactions };

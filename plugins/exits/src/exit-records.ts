@@ -65,6 +65,10 @@ export interface ExitStore {
   saveChild(c: ExitChildRecord): Promise<void>;
   claims(): Promise<ExitClaimRecord[]>;
   saveClaim(c: ExitClaimRecord): Promise<void>;
+  /** The preimage of `paymentHash` (hex), kept for HTLC-recv claims. */
+  preimage(paymentHash: string): Promise<string | undefined>;
+  /** Keeps `preimage` (hex) of `paymentHash` (hex); saving it again is a no-op. */
+  savePreimage(paymentHash: string, preimage: string): Promise<void>;
 }
 
 /** An {@link ExitStore} in memory (unit tests). */
@@ -72,6 +76,7 @@ export class MemoryExitStore implements ExitStore {
   readonly exitRows = new Map<string, ExitRecord>();
   readonly childRows = new Map<string, ExitChildRecord>();
   readonly claimRows = new Map<string, ExitClaimRecord>();
+  readonly preimageRows = new Map<string, string>();
 
   async exits(): Promise<ExitRecord[]> {
     return [...this.exitRows.values()].sort((a, b) => a.seq - b.seq);
@@ -96,5 +101,11 @@ export class MemoryExitStore implements ExitStore {
   }
   async saveClaim(c: ExitClaimRecord): Promise<void> {
     this.claimRows.set(c.txid, c);
+  }
+  async preimage(paymentHash: string): Promise<string | undefined> {
+    return this.preimageRows.get(paymentHash);
+  }
+  async savePreimage(paymentHash: string, preimage: string): Promise<void> {
+    this.preimageRows.set(paymentHash, preimage);
   }
 }

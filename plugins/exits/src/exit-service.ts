@@ -5,8 +5,9 @@
  * marked exited, the lock released, the movement finished) in one database transaction.
  */
 import { AsyncLock, BadRequestError, NotFoundError, faultPoint, type Logger } from "@tender/core";
+import type { HeldExitOutcome } from "@tender/plugin-ark";
 import {
-  checkStandard, encodeTx, exitStateToJson, isExitCancelable, policyScriptPubKey, vtxoPolicyContext, type ExitState, type ExitStateKind,
+  bytesEqual, checkStandard, encodeTx, sha256, toHex, exitStateToJson, isExitCancelable, policyScriptPubKey, vtxoPolicyContext, type ExitState, type ExitStateKind,
 } from "@tender/ark-protocol";
 import { exitErrorJson, exitErrors, failedTo, type ExitErrorJson } from "./exit-errors.js";
 import { exitStatusJson, type ExitPackageView } from "./exit-json.js";
@@ -116,6 +117,67 @@ export class ExitService {
         createdAtMs: this.now(),
       });
     });
+  }
+
+  // ---------------------------------------------------------------- exits of VTXOs an action holds
+
+  /**
+   * Starts exits for `vtxoIds`, held by the action `holder` (HTLC VTXOs the server will not take
+   * back or claim): the action keeps its lock until the exit chain confirms and the VTXO is
+   * exited. Idempotent: a VTXO with a live exit is skipped. `preimage` is kept (before any exit is
+   * registered) for the hash clause of HTLC-recv VTXOs; it must hash to their payment hash.
+   */
+  startHeld(req: { vtxoIds: readonly string[]; holder: string; preimage?: Uint8Array }): Promise<void> {
+    return this.lock.run(async () => {
+      const views: ExitVtxoView[] = [];
+      for (const id of req.vtxoIds) {
+        const v = await this.ports.vtxos.get(id);
+        if (!v) throw exitErrors.internal(`VTXO for exit couldn't be found: ${id}`);
+        if (await this.hasLiveExit(id)) continue;
+        if (v.state !== "locked" || v.lockedBy !== req.holder) throw exitErrors.internal(`VTXO ${id} is not held by ${req.holder} (state ${v.state})`);
+        const refusal = exitRefusal(v);
+        if (refusal) throw refusal;
+        views.push(v);
+      }
+      if (req.preimage) {
+        const hash = sha256(req.preimage);
+        for (const v of views) {
+          const p = v.vtxo.policy;
+          if ((p.type === "server-htlc-receive" || p.type === "server-htlc-receive-v1") && !bytesEqual(p.paymentHash, hash)) {
+            throw exitErrors.internal(`the preimage handed over is not that of VTXO ${v.id}'s payment hash`);
+          }
+        }
+        await this.store.savePreimage(toHex(hash), toHex(req.preimage));
+      }
+      if (views.length === 0) return;
+      let tip;
+      try {
+        tip = await this.ports.chain.tip();
+      } catch (e) {
+        throw failedTo("Failed to start exit for VTXOs", exitErrors.tipRetrieval(e));
+      }
+      for (const v of views) {
+        this.logger.info(`starting the exit of VTXO ${v.id}, held by ${v.lockedBy}`);
+        await this.register(v, tip.height);
+        faultPoint("exit-start:recorded");
+      }
+    });
+  }
+
+  /** Where the exit of `vtxoId` stands, for the action that handed it over. */
+  async outcome(vtxoId: string): Promise<HeldExitOutcome> {
+    const r = await this.store.exit(vtxoId);
+    if (!r) return "none";
+    switch (r.state.type) {
+      case "claimed":
+        return "claimed";
+      case "vtxo-already-spent":
+        return "spent-elsewhere";
+      case "canceled":
+        return "canceled";
+      default:
+        return "in-progress";
+    }
   }
 
   // ---------------------------------------------------------------- exits started elsewhere

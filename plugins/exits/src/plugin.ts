@@ -1,6 +1,6 @@
 import { ChainSourceService, Database, WalletSession, definePlugin } from "@tender/core";
 import { formatOutPoint } from "@tender/ark-protocol";
-import { ArkKeysService, RecoveryContributorsService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
+import { ArkKeysService, HeldVtxoExitsService, RecoveryContributorsService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletService } from "@tender/plugin-onchain";
 import { BalanceContributorsService, WalletKeysService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
@@ -26,13 +26,15 @@ interface ExitsPluginConfig {
  * `/api/v1/exits/*` routes, the persisted exit state machine with CPFP packages funded by the
  * on-chain wallet, the claim sweep, `pending_exit_sat`, and the background `exits.progress` task
  * (every `daemon_sync_interval_secs`, even while the Ark server is unreachable; never in
- * `daemon_manual_sync` mode; it never claims).
+ * `daemon_manual_sync` mode; it never claims). It carries out the exits of HTLC VTXOs other rails
+ * hold (`HeldVtxoExitsService`), claiming them through the clause the wallet can sign (the
+ * HTLC-send refund after its expiry, the HTLC-recv hash clause with the handed-over preimage).
  */
 export const exitsPlugin = definePlugin({
   name: "exits",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark", "onchain"],
-  consumes: [BalanceContributorsService, WalletKeysService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService],
+  consumes: [BalanceContributorsService, WalletKeysService, WalletSettingsService, ChainSourceService, OnchainWalletService, ArkKeysService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService, HeldVtxoExitsService],
   register(ctx) {
     const cfg = ctx.pluginConfig as ExitsPluginConfig;
     const c = ctx.container;
@@ -63,6 +65,11 @@ export const exitsPlugin = definePlugin({
     // a recovery from the seed stores VTXOs whose own tx it found confirmed as exited: they get exits, so they end claimed
     ctx.get(RecoveryContributorsService).register(ctx.name, {
       exited: async (vtxos) => service.adoptExited(vtxos.map((v) => formatOutPoint(v.point))),
+    });
+    // HTLC VTXOs the Lightning rail holds and the server will not take back or claim are exited here
+    ctx.get(HeldVtxoExitsService).register(ctx.name, {
+      exitHeld: (req) => service.startHeld(req),
+      outcome: (vtxoId) => service.outcome(vtxoId),
     });
     for (const r of exitRoutes(() => service, ports)) ctx.route(r);
     const walletKeys = ctx.walletService(WalletKeysService);

@@ -11,7 +11,7 @@ const model = { entities: [...EXITS_ENTITIES], migrations: [...EXITS_MIGRATIONS]
 const H = (n: number) => n.toString(16).padStart(64, "0");
 
 function storeSuite(backend: string, location: () => DatabaseLocation | undefined): void {
-  describe(`exit store on ${backend} (migration exits_0001_init)`, function () {
+  describe(`exit store on ${backend} (migrations exits_0001_init, exits_0002_preimages)`, function () {
     this.timeout(30_000);
     let loc: DatabaseLocation;
     before(function () {
@@ -24,7 +24,7 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
     });
     after(async () => { if (loc) await new Database(model, silentLogger).destroy(loc); });
 
-    it("round-trips exits with their state and history, children with their origin, claims; a restarted exit moves to the end", async () => {
+    it("round-trips exits with their state and history, children with their origin, claims, preimages; a restarted exit moves to the end", async () => {
       const db = new Database(model, silentLogger);
       await db.open(loc);
       const store = new SqlExitStore(db);
@@ -45,6 +45,8 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
       await store.saveChild({ ...child, status: "broadcast", origin: { type: "block", confirmedIn: { height: 119, hash: H(7) } } });
       const claim: ExitClaimRecord = { txid: H(5), hex: "02000000", vtxoIds: [a.vtxoId, b.vtxoId], feeSat: 900n, ownDestination: true, status: "built", createdAtMs: 6 };
       await store.saveClaim(claim);
+      await store.savePreimage(H(3), H(4));
+      await store.savePreimage(H(3), H(4)); // kept once
       await db.close();
 
       const again = new Database(model, silentLogger);
@@ -55,6 +57,8 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
       expect(await reopened.children(H(9))).to.deep.equal([{ ...child, status: "broadcast", origin: { type: "block", confirmedIn: { height: 119, hash: H(7) } } }]);
       expect(await reopened.children(H(1))).to.deep.equal([]);
       expect(await reopened.claims()).to.deep.equal([claim]);
+      expect(await reopened.preimage(H(3)), "an HTLC-recv preimage handed over with its exit").to.equal(H(4));
+      expect(await reopened.preimage(H(2))).to.equal(undefined);
       await reopened.saveExit(a);
       expect((await reopened.exit(a.vtxoId))!.state).to.deep.equal(a.state);
       await again.close();

@@ -4,10 +4,12 @@
  * `required_board_confirmations`, `fees` with the `FeeSchedule` message's fields), captaind's
  * configuration names otherwise (`max_read_mailbox_items`, `handshake_psa`, `round_submit_time`
  * and `round_sign_time` with their unit: `_ms`, `offboard_session_timeout_ms`, `bitcoin_address_blocklist`
- * — an array of addresses offboards refuse to pay). Amounts are sats, JSON integers.
+ * — an array of addresses offboards refuse to pay), `refused_calls` (gRPC calls answered with an
+ * error whatever the request, see `refused-calls.ts`). Amounts are sats, JSON integers.
  */
 import type { FeeSchedule, PpmExpiryEntry } from "@tender/ark-protocol";
 import type { ArkServerConfig } from "./server-config.js";
+import { REFUSABLE_CALLS, type RefusableCall } from "./refused-calls.js";
 
 /** A change the controls refuse before it reaches the settings (answered 400). */
 export class SettingsInputError extends Error {}
@@ -24,6 +26,7 @@ export const RUNTIME_SETTINGS = [
   "required_board_confirmations",
   "offboard_session_timeout_ms",
   "bitcoin_address_blocklist",
+  "refused_calls",
   "fees",
 ] as const;
 
@@ -55,6 +58,7 @@ export function settingsJson(c: ArkServerConfig): Json {
     required_board_confirmations: c.requiredBoardConfirmations,
     offboard_session_timeout_ms: c.offboardSessionTimeoutMs,
     bitcoin_address_blocklist: [...(c.bitcoinAddressBlocklist ?? [])],
+    refused_calls: [...(c.refusedCalls ?? [])],
     fees: feesJson(c.fees),
   };
 }
@@ -141,6 +145,13 @@ export function settingsChange(body: unknown, current: ArkServerConfig): Partial
     const list = o.bitcoin_address_blocklist;
     if (!Array.isArray(list) || list.some((a) => typeof a !== "string" || a.length === 0 || a.length > 100)) throw new SettingsInputError("bitcoin_address_blocklist must be an array of bitcoin addresses");
     change.bitcoinAddressBlocklist = [...(list as string[])];
+  }
+  if ("refused_calls" in o) {
+    const list = o.refused_calls;
+    if (!Array.isArray(list) || list.some((c) => !(REFUSABLE_CALLS as readonly unknown[]).includes(c))) {
+      throw new SettingsInputError(`refused_calls must be an array of call names (known: ${REFUSABLE_CALLS.join(", ")})`);
+    }
+    change.refusedCalls = [...(list as RefusableCall[])];
   }
   if ("fees" in o) change.fees = feesChange(o.fees, current.fees);
   return change;

@@ -54,6 +54,8 @@ export interface ArkServerConfig {
   readonly bitcoinAddressBlocklist?: readonly string[];
   /** A file listing more blocked addresses, one per line (`#` comments), read on every check. */
   readonly bitcoinAddressBlocklistFile?: string;
+  /** gRPC calls answered with an error whatever the request (`refused_calls`, devnet controls only). */
+  readonly refusedCalls?: readonly ("RequestLightningPayHtlcRevocation" | "ClaimLightningReceive")[];
   readonly maxReadMailboxItems: number;
   /** "regular" fee-rate fallback in sat/vB when the chain has no estimate. */
   readonly regularFeeRateSatPerVb: number;

@@ -14,14 +14,16 @@ import { KeptMailboxMessages } from "./mailbox/kept-messages.js";
 import { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import { MailboxSync } from "./mailbox/mailbox-sync.js";
 import { ARK_ENTITIES, ARK_MIGRATIONS } from "./persistence/entities.js";
+import { HeldVtxoExits } from "./held-vtxo-exits.js";
 import { RecoveryContributors } from "./recovery/recovery-contributors.js";
 import { recoverFromSeed } from "./recovery/seed-recovery.js";
+import { catchUpRecovery } from "./recovery/recovery-backup.js";
 import { writeMailboxCheckpoint } from "./connection/server-pins.js";
 import { nextArkAddress } from "./keys/next-ark-address.js";
 import { messageRoutes } from "./routes/message-routes.js";
 import { walletRoutes } from "./routes/wallet-routes.js";
 import {
-  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
+  ArkConnectionService, ArkKeysService, ArkMailboxService, ArkServerConnectorService, HeldVtxoExitsService, MailboxHandlersService, RecoveryContributorsService, VtxoLocksService,
   VtxoStoreService,
 } from "./services.js";
 import { VtxoLocks } from "./vtxos/vtxo-locks.js";
@@ -51,7 +53,7 @@ export const arkPlugin = definePlugin({
   name: "ark",
   version: "0.1.0",
   dependencies: ["wallet", "chain", "history"],
-  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService],
+  provides: [ArkConnectionService, ArkKeysService, ArkMailboxService, MailboxHandlersService, VtxoStoreService, VtxoLocksService, RecoveryContributorsService, HeldVtxoExitsService],
   consumes: [
     SendDestinationsService, BalanceContributorsService, ArkServerConnectorService, WalletLifecycleService, WalletKeysService, WalletSettingsService,
     ChainSourceService,
@@ -125,6 +127,7 @@ export const arkPlugin = definePlugin({
     // no mailbox message is processed, and moves the mailbox checkpoint before the first sync.
     const recoveryContributors = new RecoveryContributors();
     ctx.provide(RecoveryContributorsService, recoveryContributors);
+    ctx.provide(HeldVtxoExitsService, new HeldVtxoExits());
     ctx.events.on(WalletLoaded, async () => {
       if (walletKeys.current?.createdNow !== true) return;
       try {
@@ -144,8 +147,24 @@ export const arkPlugin = definePlugin({
     const sender = new ArkoorSender(rail, engine, freshSends);
     engine.define(arkoorSendAction(rail, { vtxos, locks, movements }, freshSends));
 
+    // the sync-time recovery catch-up: VTXOs whose recovery backup was lost at store time (server
+    // down, crash) are posted and registered now; one run at a time, a second caller joins it
+    let catchingUp: Promise<void> | undefined;
+    const recoveryCatchUp = (): Promise<void> =>
+      (catchingUp ??= (async () => {
+        try {
+          const [server, arkKeys] = await Promise.all([connection.get(), keys.get()]);
+          await catchUpRecovery({ server, keys: arkKeys, vtxos, logger: ctx.logger });
+        } catch (e) {
+          ctx.logger.warn(`sync: recovery catch-up: ${e instanceof Error ? e.message : String(e)}`);
+        } finally {
+          catchingUp = undefined;
+        }
+      })());
+
     const syncAll = async () => {
       await mailbox.get().then((m) => m.sync()).catch((e: unknown) => ctx.logger.warn(`sync: mailbox: ${e instanceof Error ? e.message : String(e)}`));
+      await recoveryCatchUp();
       await engine.resumeAll().catch((e: unknown) => ctx.logger.warn(`sync: actions: ${e instanceof Error ? e.message : String(e)}`));
     };
     // at start-up, as barkd: connect, then one full sync unless the wallet syncs manually; kept
@@ -195,6 +214,7 @@ export const arkPlugin = definePlugin({
         const consumer = mailbox.current;
         if (!consumer || manualSync() || !connection.current?.connected) return;
         await consumer.sync();
+        await recoveryCatchUp();
       },
     }));
 

@@ -3,6 +3,7 @@ import type { ArkServer, ArkServerConnector } from "@tender/ark-protocol/server"
 import type { ArkKeys } from "./keys/ark-keys.js";
 import type { MailboxHandlers } from "./mailbox/mailbox-handlers.js";
 import type { MailboxSync } from "./mailbox/mailbox-sync.js";
+import type { HeldVtxoExits } from "./held-vtxo-exits.js";
 import type { RecoveryContributors } from "./recovery/recovery-contributors.js";
 import type { VtxoLocks } from "./vtxos/vtxo-locks.js";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
@@ -49,3 +50,9 @@ export const VtxoLocksService = defineService<VtxoLocks>("ark.vtxo-locks");
  * exits of VTXOs recovery found exited on chain; every rail sees the report).
  */
 export const RecoveryContributorsService = defineService<RecoveryContributors>("ark.recovery-contributors");
+
+/**
+ * Extension point: unilateral exits of VTXOs an action holds (HTLC VTXOs the server will not take
+ * back or claim). The exits rail registers the handler; the Lightning rail asks through it.
+ */
+export const HeldVtxoExitsService = defineService<HeldVtxoExits>("ark.held-vtxo-exits");

@@ -1,5 +1,6 @@
 import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
 import { defineMigration } from "@tender/core";
+import { ExitPreimageRow, exitsPreimagesMigration } from "./exit-preimage-row.js";
 
 /** One row of `exit_vtxo`: the exit of one VTXO (its current state and the states before it). */
 @Entity({ tableName: "exit_vtxo" })
@@ -111,5 +112,5 @@ export const exitsInitMigration = defineMigration({
   ],
 });
 
-export const EXITS_MIGRATIONS = [exitsInitMigration];
-export const EXITS_ENTITIES = [ExitVtxoRow, ExitChildRow, ExitClaimRow];
+export const EXITS_MIGRATIONS = [exitsInitMigration, exitsPreimagesMigration];
+export const EXITS_ENTITIES = [ExitVtxoRow, ExitChildRow, ExitClaimRow, ExitPreimageRow];

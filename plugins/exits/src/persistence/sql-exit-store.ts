@@ -3,6 +3,7 @@ import { exitStateToJson, parseExitState } from "@tender/ark-protocol";
 import { originFromJson, originToJson } from "../exit-json.js";
 import type { ExitChildRecord, ExitClaimRecord, ExitRecord, ExitStore } from "../exit-records.js";
 import { ExitChildRow, ExitClaimRow, ExitVtxoRow } from "./exit-rows.js";
+import { ExitPreimageRow } from "./exit-preimage-row.js";
 
 const toExit = (r: ExitVtxoRow): ExitRecord => ({
   vtxoId: r.vtxoId, seq: r.seq, amountSat: BigInt(r.amountSat), state: parseExitState(r.state),
@@ -76,6 +77,17 @@ export class SqlExitStore implements ExitStore {
     const r = await em.findOne(ExitClaimRow, { txid: c.txid });
     if (r) Object.assign(r, values);
     else em.create(ExitClaimRow, { txid: c.txid, ...values });
+    await em.flush();
+  }
+
+  async preimage(paymentHash: string): Promise<string | undefined> {
+    return (await this.db.em().findOne(ExitPreimageRow, { paymentHash }))?.preimage;
+  }
+
+  async savePreimage(paymentHash: string, preimage: string): Promise<void> {
+    const em = this.db.em();
+    if (await em.findOne(ExitPreimageRow, { paymentHash })) return;
+    em.create(ExitPreimageRow, { paymentHash, preimage });
     await em.flush();
   }
 }

@@ -32,6 +32,7 @@ import { Bolt11Error, decodeBolt11, type Bolt11Network } from "../../lightning/b
 import { decodeBolt12Invoice, readOffer } from "../../lightning/bolt12-codec.js";
 import { LightningBackendError, type LightningBackend, type LightningPay } from "../../lightning/lightning-backend.js";
 import { LightningStore, type PaymentAttempt } from "./lightning-store.js";
+import { refuseIfListed } from "../refused-calls.js";
 import type { IntraArkSender, LightningReceiveService } from "./receive-service.js";
 
 /** Lowest protocol version that may use Lightning. */
@@ -269,6 +270,7 @@ export class LightningSendService implements IntraArkSender {
 
   async requestRevocation(parts: readonly ArkoorCosignPartRequest[], pver: number): Promise<ArkoorCosignPartResponse[]> {
     if (pver < PVER_LIGHTNING) throw new UnavailableError(UPDATE_MESSAGE);
+    refuseIfListed(this.ctx.config, "RequestLightningPayHtlcRevocation");
     let hash: string | undefined;
     let expiry = 0;
     for (const p of parts) {

@@ -15,6 +15,7 @@
  * every `settled` receive (or, for a payment from inside the Ark, completes the sender's
  * attempt) until that succeeded — the preimage is persisted before, so a restart resumes it.
  */
+import { refuseIfListed } from "../refused-calls.js";
 import { sha256 } from "@noble/hashes/sha2.js";
 import {
   bytesEqual, encodeOutPoint, encodeVtxo, formatOutPoint, lightningReceiveAttestation, lightningReceiveFee, parseOutPoint, toHex, verifyAttestation,
@@ -287,6 +288,7 @@ export class LightningReceiveService {
 
   async claim(req: { paymentHash: Uint8Array; preimage: Uint8Array; parts: readonly ArkoorCosignPartRequest[] }, pver: number): Promise<ArkoorCosignPartResponse[]> {
     if (pver < PVER_LIGHTNING) throw new UnavailableError(UPDATE_MESSAGE);
+    refuseIfListed(this.ctx.config, "ClaimLightningReceive");
     const hash = hashOf(req.paymentHash);
     if (req.preimage.length !== 32 || !bytesEqual(sha256(req.preimage), req.paymentHash)) throw new BadUserInputError("preimage doesn't match payment hash");
     const sub = await this.store.get(hash);
