@@ -37,3 +37,11 @@ export { main as tenderdMain, serve, type Distribution } from "./daemon/main.js"
 export * from "./chain/index.js";
 export * from "./bench/measure.js";
 export { faultPoint, faultPointLine } from "./daemon/fault-injection.js";
+export {
+  IdempotencyLayer, ConflictError, IDEMPOTENCY_FAULT_POINTS, IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, MOVEMENT_ID_HEADER, MAX_KEY_LENGTH,
+  IDEMPOTENCY_RETENTION_MS, callerScope, type IdempotencyOptions,
+} from "./idempotency/idempotency-layer.js";
+export {
+  pageQueryFields, pageRequest, wantsPage, compareKeys, encodeCursor, NEXT_CURSOR_HEADER, LINK_HEADER, MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT,
+  type PageKey, type PageOrder,
+} from "./http/pagination.js";

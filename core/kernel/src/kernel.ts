@@ -23,6 +23,9 @@ import { WalletReady, WalletSession } from "./wallet/session.js";
 import { ActionEngine } from "./actions/action-engine.js";
 import { ActionRecord, actionIdWidthMigration, actionMigration } from "./actions/action-record.js";
 import { TENDER_VERSION } from "./version.js";
+import { IdempotencyLayer } from "./idempotency/idempotency-layer.js";
+import { IdempotencyLink, IdempotencyRecord, idempotencyMigration } from "./idempotency/idempotency-record.js";
+import { documentIntegratorFeatures } from "./idempotency/openapi-integrator-docs.js";
 import type { ServiceRef } from "./services/service-ref.js";
 import { WalletScope } from "./services/wallet-scope.js";
 
@@ -76,6 +79,8 @@ export class Kernel {
   plugins: TenderPlugin[] = [];
   database!: Database;
   actions!: ActionEngine;
+  /** `Idempotency-Key` and the movement id of mutating answers. */
+  idempotency!: IdempotencyLayer;
 
   constructor(private readonly opts: KernelOptions) {
     this.events = new EventBus(opts.logger.child("events"));
@@ -108,6 +113,10 @@ export class Kernel {
     this.migrations.push(actionMigration, actionIdWidthMigration);
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
     this.container.registerInstance(ActionEngine, this.actions);
+    this.entities.push(IdempotencyRecord, IdempotencyLink);
+    this.migrations.push(idempotencyMigration);
+    this.idempotency = new IdempotencyLayer(this.database, this.actions, this.events, this.opts.logger.child("idempotency"));
+    this.scheduler.add({ name: "kernel.idempotency-upkeep", intervalMs: 10 * 60_000, initialDelayMs: 30_000, run: async () => { await this.idempotency.upkeep(); } });
     const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
     // Resuming must not hold up wallet creation, but unloading the wallet (stop, delete) waits for it.
     this.events.on(WalletReady, () => this.wallet.background(async () => resume()));
@@ -187,11 +196,11 @@ export class Kernel {
   /** The OpenAPI 3.1 document of every documented route. */
   openApi(): Record<string, unknown> {
     // Routes are fixed once loaded, so from then on the document is generated once.
-    const doc = this.openApiDoc ?? generateOpenApi(this.routes, {
+    const doc = this.openApiDoc ?? documentIntegratorFeatures(generateOpenApi(this.routes, {
       title: "barkd REST API",
       version: TENDER_VERSION,
       description: "tender: a barkd-compatible wallet daemon (Ark, Lightning, on-chain).",
-    });
+    }));
     if (this.loaded) this.openApiDoc = doc;
     return doc;
   }
@@ -207,6 +216,7 @@ export class Kernel {
       allowedOrigins: this.opts.config.allowedOrigins,
       allowedHosts: this.opts.config.allowedHosts ?? [],
       isWalletLoaded: () => this.wallet.isLoaded,
+      around: (route, req, res, run) => this.idempotency.intercept(route, req, res, run),
       logger: this.opts.logger.child("http"),
       mount: (a) => {
         // Swagger UI answers GET of its page and its real asset files only; anything else falls

@@ -40,6 +40,7 @@ export interface ActionStatus<S = unknown> {
 export class ActionEngine {
   private readonly defs = new Map<string, ActionDefinition<any>>();
   private readonly running = new Map<string, Promise<ActionStatus>>();
+  private readonly persistListeners: ((id: string, kind: string) => Promise<void>)[] = [];
 
   constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
 
@@ -48,14 +49,22 @@ export class ActionEngine {
     this.defs.set(def.kind, def);
   }
 
+  /** Runs `fn` in the transaction that stores each new action (e.g. to link it to the request that started it). */
+  onPersist(fn: (id: string, kind: string) => Promise<void>): void {
+    this.persistListeners.push(fn);
+  }
+
   /** Persists a new action, then drives it until it ends or waits. Returns its status then. */
   async start<S>(kind: string, state: S, id: string = randomUUID()): Promise<ActionStatus<S>> {
     const def = this.def(kind);
-    const em = this.db.em();
-    const existing = await em.findOne(ActionRecord, { id });
+    const existing = await this.db.em().findOne(ActionRecord, { id });
     if (!existing) {
-      em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
-      await em.flush();
+      await this.db.transaction(async () => {
+        const em = this.db.em();
+        em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
+        await em.flush();
+        for (const listener of this.persistListeners) await listener(id, kind);
+      });
     }
     return (await this.drive(id)) as ActionStatus<S>;
   }

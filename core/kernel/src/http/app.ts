@@ -19,6 +19,11 @@ export interface AppOptions {
   allowedHosts?: readonly string[];
   isWalletLoaded(): boolean;
   logger: Logger;
+  /**
+   * Wraps each route's handler once the request passed auth, extraction and the wallet check
+   * (the idempotency layer); it may answer by itself, or returns what the handler returned.
+   */
+  around?: (route: RouteDefinition, req: Request, res: Response, run: () => Promise<unknown>) => Promise<unknown>;
   /** Mounts extra middleware (Swagger UI) before the fallbacks. */
   mount?: (app: express.Express) => void;
 }
@@ -127,7 +132,8 @@ export function buildApp(opts: AppOptions): express.Express {
         }
         if (auth === "handler" && opts.authToken) checkBearer(req, opts.authToken);
         if (route.requiresWallet && !opts.isWalletLoaded()) throw new UnprocessableEntityError("No wallet set");
-        sendResult(res, await route.handler({ params, query, body, req, res }));
+        const run = async () => route.handler({ params, query, body, req, res });
+        sendResult(res, opts.around ? await opts.around(route, req, res, run) : await run());
       } catch (err) {
         sendError(req, res, err, opts.logger);
       }
