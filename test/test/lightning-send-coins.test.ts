@@ -9,31 +9,19 @@
  */
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import { arkServer } from "@tender/devnet";
-import { captaindDefaultFeeSchedule, splitChange } from "@tender/ark-protocol";
+import { splitChange } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, boardToDaemon, createBody, ok, until, type DevnetWithArk, type Movement, type VtxoInfo,
 } from "./ark-harness.js";
 import {
-  LIGHTNING_CONFIG, balance, sendFeeOf, sendMovements, sendStatus, serverAmount, serverState, spendableVtxos, untilPaid, walletAgreesWithServer,
+  LIGHTNING_CONFIG, LN_SEND_FEE, balance, feeDevnet, sendFeeOf, sendMovements, sendStatus, serverAmount, serverState, spendableVtxos, untilPaid, walletAgreesWithServer,
 } from "./lightning-send-harness.js";
 
 /** A fourth wallet (BIP-39 test vector). */
 const DAVE_MNEMONIC = "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong";
-/** captaind's Lightning-send fee: at least 10, 75 base, ppm by blocks to expiry (0 below 97, 1000 from 97, 4000 from 199, 8000 from 2161). */
-const LN_SEND_FEE = captaindDefaultFeeSchedule().lightningSend;
 const sha256Hex = (hex: string) => createHash("sha256").update(Buffer.from(hex, "hex")).digest("hex");
 const sum = (xs: readonly { amount_sat: number }[]) => xs.reduce((t, x) => t + x.amount_sat, 0);
-
-/** A devnet whose server charges captaind's Lightning-send fee (everything else free, as bark's test harness). */
-async function feeDevnet(seed: string): Promise<DevnetWithArk> {
-  const devnet = await arkServer.startDevnetWithArk({
-    seed, ark: { profile: "test", overrides: { fees: { ...arkServer.testFeeSchedule(), lightningSend: LN_SEND_FEE } } },
-  });
-  if (devnet.node.tipHeight() < 101) devnet.node.mine(101 - devnet.node.tipHeight());
-  return devnet;
-}
 
 describe("Lightning send coins: change split, several inputs, dust and the full balance (captaind's Lightning-send fee)", function () {
   this.timeout(120_000);

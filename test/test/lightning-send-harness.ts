@@ -2,10 +2,12 @@
  * Shared pieces of the Lightning send end-to-end tests that look at coins: the daemon
  * configuration (Ark + Lightning plugins), barkd's send status, the wallet's Lightning-send
  * movement of a payment hash, waiting for a send to end, the server's spend state of a VTXO,
- * and the Lightning-send fee of a set of wallet VTXOs as the protocol prices it.
+ * the Lightning-send fee of a set of wallet VTXOs as the protocol prices it, and a devnet whose
+ * server charges captaind's Lightning-send fee.
  */
 import { expect } from "chai";
-import { decodeVtxo, lightningSendFee, type LightningSendFeeParams } from "@tender/ark-protocol";
+import { arkServer } from "@tender/devnet";
+import { captaindDefaultFeeSchedule, decodeVtxo, lightningSendFee, type FeeSchedule, type LightningSendFeeParams } from "@tender/ark-protocol";
 import type { Daemon } from "../src/daemon-process.js";
 import { ok, until, type Balance, type DevnetWithArk, type Movement, type VtxoInfo } from "./ark-harness.js";
 
@@ -17,6 +19,18 @@ export const LIGHTNING_CONFIG = {
   ],
   pluginConfig: { notifications: { waitTimeoutMs: 300 }, ark: { deliveryRetryMs: 500 } },
 };
+
+/** captaind's Lightning-send fee: at least 10, 75 base, ppm by blocks to expiry (0 below 97, 1000 from 97, 4000 from 199, 8000 from 2161). */
+export const LN_SEND_FEE = captaindDefaultFeeSchedule().lightningSend;
+
+/** A devnet whose server charges captaind's Lightning-send fee, and `fees` (everything else free, as bark's test harness). */
+export async function feeDevnet(seed: string, fees: Partial<FeeSchedule> = {}): Promise<DevnetWithArk> {
+  const devnet = await arkServer.startDevnetWithArk({
+    seed, ark: { profile: "test", overrides: { fees: { ...arkServer.testFeeSchedule(), lightningSend: LN_SEND_FEE, ...fees } } },
+  });
+  if (devnet.node.tipHeight() < 101) devnet.node.mine(101 - devnet.node.tipHeight());
+  return devnet;
+}
 
 /** barkd's `LightningSendInfo`. */
 export interface SendInfo { payment_hash: string; state: string; invoice: string | null; preimage: string | null }

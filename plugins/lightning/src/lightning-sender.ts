@@ -6,10 +6,11 @@ import {
 } from "@tender/ark-protocol";
 import type { Bolt12Offer } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
-import { fetchLnurlInvoice, LnurlPayError, type LnurlHostOverrides } from "./lnurl-pay.js";
+import { fetchLnurlInvoice, LnurlPayError, type LnurlSettings } from "./lnurl-pay.js";
 import { checkOfferInvoice, OfferPayError, offerAmountMsat } from "./offer-invoice.js";
 import { PaidInvoiceRow } from "./paid-invoice-row.js";
 import { LIGHTNING_SEND_ACTION } from "./send-action.js";
+import { handedOver } from "./htlc-exit-handover.js";
 import type { LightningSendPhase, LightningSendState } from "./send-state.js";
 
 /** barkd's `LightningSendInfo`. */
@@ -46,7 +47,7 @@ export class LightningSender {
   constructor(
     private readonly rail: LightningRailSource,
     private readonly engine: ActionEngine,
-    private readonly lnurlOverrides: LnurlHostOverrides = new Map(),
+    private readonly lnurl: LnurlSettings = { overrides: new Map() },
     private readonly nowSecs: () => number = () => Math.floor(Date.now() / 1000),
   ) {}
 
@@ -90,7 +91,7 @@ export class LightningSender {
     let invoice;
     try {
       invoice = await fetchLnurlInvoice(payUrl, amountSat * 1000n, comment, {
-        walletNetwork: w.network, overrides: this.lnurlOverrides, warn: (m) => w.logger.warn(m),
+        walletNetwork: w.network, overrides: this.lnurl.overrides, ...(this.lnurl.caFile !== undefined ? { caFile: this.lnurl.caFile } : {}), warn: (m) => w.logger.warn(m),
       });
     } catch (e) {
       if (e instanceof LnurlPayError) throw new InternalServerError(`Failed to pay lightning address/LNURL: ${e.message}`);
@@ -148,6 +149,8 @@ export class LightningSender {
       return this.engine.start(LIGHTNING_SEND_ACTION, state, `lightning-send:${paymentHash}:${randomUUID()}`);
     });
     if (started.step === "failed") throw new InternalServerError(`Failed to pay lightning invoice: ${started.error ?? "unknown error"}`);
+    // the server refused to pay with the HTLCs: they are revoked in the background
+    if (started.state.initiateRefused !== undefined) throw new InternalServerError(`Failed to pay lightning invoice: ${started.state.initiateRefused}`);
     if (started.state.phase === "start" || started.state.phase === "htlc-received") {
       throw new InternalServerError(
         `Failed to pay lightning invoice: the Ark server did not answer (${started.state.lastError ?? "unknown error"}); ` +
@@ -170,7 +173,10 @@ export class LightningSender {
   async pendingSat(): Promise<bigint> {
     let sum = 0n;
     for (const a of await this.engine.unfinished<LightningSendState>(LIGHTNING_SEND_ACTION)) {
-      if (a.state.htlcs !== null) sum += BigInt(a.state.amountSat) + BigInt(a.state.feeSat);
+      if (a.state.htlcs === null) continue;
+      // handed to the exits: once exited they count as pending_exit_sat, not here
+      if (handedOver(a.state)) for (const v of await (await this.rail()).vtxos.lockedBy(a.id)) sum += v.amountSat;
+      else sum += BigInt(a.state.amountSat) + BigInt(a.state.feeSat);
     }
     return sum;
   }

@@ -7,6 +7,7 @@ import { ArkClientClosedError, ArkServerRejectedError } from "@tender/ark-protoc
 import { mailboxAuthorization, NoWalletKeysError, VtxoNotSpendableError } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
 import { cosignPackage } from "./arkoor-cosign.js";
+import { HTLC_EXIT_STEP, sendExitSteps, sendHandoverDue } from "./htlc-exit-handover.js";
 import type { LightningRail, LightningRailSource } from "./lightning-rail.js";
 import { PaidInvoiceRow } from "./paid-invoice-row.js";
 import type { LightningSendState } from "./send-state.js";
@@ -103,6 +104,8 @@ function revocationHeight(s: LightningSendState, w: LightningRail): number {
  * HTLCs have not expired: the revocation is asked again every {@link CHECK_INTERVAL_MS}). The send
  * never gives up between the cosign and the end: a revocation the server refuses is retried
  * ("revocation-stuck"), and one refused because the payment went through settles it as paid.
+ * Refused past `vtxo_refresh_expiry_threshold` before the HTLC expiry, the HTLCs are exited on chain
+ * (`htlc-exit-handover.ts`).
  */
 export function lightningSendAction(rail: LightningRailSource): ActionDefinition<LightningSendState> {
   return {
@@ -210,8 +213,14 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           await w.server.initiateLightningPayment({ invoice: s.invoice, htlcVtxoIds: ids, paymentAmountSat: BigInt(s.amountSat), mailboxId: w.keys.mailboxKey().publicKey });
         } catch (e) {
           if (isNotReady(e)) throw e;
-          // refused or unanswered: the check tells whether a payment is under way; none found is revoked
           w.logger.warn(`lightning send ${s.paymentHash}: initiating the payment: ${message(e)}`);
+          if (e instanceof ArkServerRejectedError) {
+            // refused (a replay of our own attempt is answered ok): no attempt holds these HTLCs, and what the
+            // server says about this payment hash (another wallet paying the same invoice) is not about them
+            faultPoint("ln-send:after-initiate");
+            return { next: "revoke", state: { ...s, phase: "revocable-htlcs", initiateRefused: message(e) } };
+          }
+          // unanswered: the check tells whether a payment is under way; none found is revoked
         }
         faultPoint("ln-send:after-initiate");
         return { next: "check", state: { ...s, phase: "payment-initiated" } };
@@ -267,8 +276,10 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
             { requirePubkeyInputs: false }, (parts) => w.server.requestLightningPayHtlcRevocation(parts));
         } catch (e) {
           if (isNotReady(e)) throw e;
-          const preimage = preimageInRefusal(s, e);
-          if (preimage) return { next: "settle", state: { ...s, preimage } }; // it was paid after all
+          // it was paid after all — unless the server refused to pay with these HTLCs: then another payer paid
+          const preimage = s.initiateRefused === undefined ? preimageInRefusal(s, e) : undefined;
+          if (preimage) return { next: "settle", state: { ...s, preimage } };
+          if (await sendHandoverDue(w, s, e)) return { next: HTLC_EXIT_STEP, state: { ...s, phase: "revocation-stuck", lastError: message(e) } };
           if (e instanceof ArkServerRejectedError && /not eligible for revocation yet/i.test(e.message)) {
             // still in flight and the HTLCs not expired: ask again; a payment that went through meanwhile
             // is refused with its preimage (settled above), one that failed is revoked
@@ -304,6 +315,8 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
         faultPoint("ln-send:after-store-revoked");
         return { done: true, state: { ...s, phase: "revoked" } };
       },
+      // the server refuses the revocation near the HTLC expiry: the HTLCs go out on chain
+      ...sendExitSteps(rail),
     },
     // only a send that never got its HTLCs cosigned fails: its inputs go back
     onEnd: async (id, outcome, s) => {

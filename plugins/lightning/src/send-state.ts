@@ -26,6 +26,11 @@ export interface LightningSendState {
   /** The cosigned revocation VTXOs (hex). */
   revoked: string[] | null;
   preimage: string | null;
+  /**
+   * The server's refusal of `InitiateLightningPayment`, when it refused: no payment attempt holds
+   * these HTLCs, so the server's status and settlement of this payment hash are another payer's.
+   */
+  initiateRefused?: string;
   /** Why the current step waits (server unreachable, revocation refused), for logs and the caller's answer. */
   lastError?: string;
 }

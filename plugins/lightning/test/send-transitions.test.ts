@@ -69,6 +69,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
       keys: {
         nextVtxoKey: async () => ({ index: 40 + seen.keyIndexes++ }),
         recoveryMailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
+        mailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         deriveVtxoKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         keyByPubkey: (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
       },
@@ -139,6 +140,15 @@ describe("Lightning send action: the step transitions over fakes", () => {
       const wrong = await runRevoke(s);
       expect(wrong).to.deep.include({ waitMs: SERVER_RETRY_MS });
       expect((wrong as { state: LightningSendState }).state.phase).to.equal("revocation-stuck");
+    });
+
+    it("after a refused initiate, a refusal quoting the preimage (another payer settled the invoice) is not this send's payment: retried, never paid", async () => {
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40, initiateRefused: "payment already in progress for this invoice" });
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      const refused = await runRevoke(s);
+      expect(refused).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect((refused as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
+      expect(seen.spent, "no HTLC counted as spent").to.deep.equal([]);
     });
 
     it("\"not eligible for revocation yet\" asks again after a check interval, still revocable-htlcs; other refusals and silence retry as revocation-stuck", async () => {
@@ -229,10 +239,24 @@ describe("Lightning send action: the step transitions over fakes", () => {
   });
 
   describe("initiate", () => {
-    it("goes on to check even when the server refuses or does not answer (the check decides), and logs why", async () => {
-      server.initiateLightningPayment = async () => { throw unavailable(); };
+    it("goes on to check when the server does not answer (the check decides), and logs why", async () => {
+      let asked = 0;
+      server.initiateLightningPayment = async () => { asked++; throw unavailable(); };
       expect(await run("initiate", state({ phase: "htlc-received" }))).to.deep.equal({ next: "check", state: state({ phase: "payment-initiated" }) });
       expect(seen.warnings.some((w) => w.includes("initiating the payment"))).to.equal(true);
+      expect(asked, "the payment was really asked for").to.equal(1);
+    });
+
+    it("a refusal (another payer's attempt in flight) goes straight to revoke and keeps the server's text: the hash's status is not this send's", async () => {
+      server.initiateLightningPayment = async () => { throw rejected("payment already in progress for this invoice"); };
+      let checked = 0;
+      server.checkLightningPayment = async () => { checked++; return { status: "success", preimage }; };
+      const out = await run("initiate", state({ phase: "htlc-received" }));
+      expect(out).to.deep.include({ next: "revoke" });
+      const next = (out as { state: LightningSendState }).state;
+      expect(next.phase).to.equal("revocable-htlcs");
+      expect(next.initiateRefused).to.match(/payment already in progress for this invoice$/);
+      expect(checked, "the server's status of the hash was not asked").to.equal(0);
     });
   });
 
