@@ -1,4 +1,4 @@
-import { Database, EventBus, NotFoundError, WalletNotificationRaised } from "@tender/core";
+import { Database, EventBus, NotFoundError, WalletNotificationRaised, type WalletNotification } from "@tender/core";
 import { MovementRecord } from "./movement-record.js";
 import { movementJson, type Movement, type MovementDestination, type MovementStatus } from "./movement.js";
 import { patchMetadata } from "./merge-patch.js";
@@ -33,10 +33,19 @@ export interface MovementChanges {
 }
 
 /**
+ * Records a movement's notification in the database transaction that writes the movement (an event
+ * log): it writes through `Database.em()`, so the record commits or rolls back with the change.
+ */
+export type MovementJournal = (notification: WalletNotification) => Promise<void>;
+
+/**
  * The wallet's movements (barkd's `Movement`s): rails create and update them here, and every change
- * raises a `movement-created` / `movement-updated` notification.
+ * raises a `movement-created` / `movement-updated` notification. Journals added with
+ * {@link addJournal} record that notification in the same transaction as the change.
  */
 export class MovementStore {
+  private readonly journals: MovementJournal[] = [];
+
   constructor(
     private readonly db: Database,
     private readonly events: EventBus,
@@ -44,31 +53,47 @@ export class MovementStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(m: NewMovement): Promise<Movement> {
-    const em = this.db.em();
-    const t = BigInt(this.now());
-    const status = m.status ?? "pending";
-    const r = em.create(MovementRecord, {
-      status,
-      subsystemName: m.subsystem.name,
-      subsystemKind: m.subsystem.kind,
-      metadata: JSON.stringify(m.metadata ?? {}),
-      intendedBalanceSat: BigInt(m.intendedBalanceSat),
-      effectiveBalanceSat: BigInt(m.effectiveBalanceSat),
-      offchainFeeSat: BigInt(m.offchainFeeSat ?? 0),
-      sentTo: JSON.stringify(m.sentTo ?? []),
-      receivedOn: JSON.stringify(m.receivedOn ?? []),
-      inputVtxos: JSON.stringify(m.inputVtxos ?? []),
-      outputVtxos: JSON.stringify(m.outputVtxos ?? []),
-      exitedVtxos: JSON.stringify(m.exitedVtxos ?? []),
-      createdAt: t,
-      updatedAt: t,
-      completedAt: status === "pending" ? null : t,
+  /** Adds a journal: every later create and change is recorded by it before its transaction commits. */
+  addJournal(journal: MovementJournal): void {
+    this.journals.push(journal);
+  }
+
+  /** Runs `write` (which persists a movement and returns its notification) with the journals, in one transaction. */
+  private async journaled(write: () => Promise<WalletNotification & { movement: Record<string, unknown> }>): Promise<Movement> {
+    const n = this.journals.length === 0 ? await write() : await this.db.transaction(async () => {
+      const written = await write();
+      for (const journal of this.journals) await journal(written);
+      return written;
     });
-    await em.flush();
-    const json = movementJson(r);
-    this.events.emit(WalletNotificationRaised, { type: "movement-created", movement: json as unknown as Record<string, unknown> });
-    return json;
+    this.events.emit(WalletNotificationRaised, n);
+    return n.movement as unknown as Movement;
+  }
+
+  async create(m: NewMovement): Promise<Movement> {
+    return this.journaled(async () => {
+      const em = this.db.em();
+      const t = BigInt(this.now());
+      const status = m.status ?? "pending";
+      const r = em.create(MovementRecord, {
+        status,
+        subsystemName: m.subsystem.name,
+        subsystemKind: m.subsystem.kind,
+        metadata: JSON.stringify(m.metadata ?? {}),
+        intendedBalanceSat: BigInt(m.intendedBalanceSat),
+        effectiveBalanceSat: BigInt(m.effectiveBalanceSat),
+        offchainFeeSat: BigInt(m.offchainFeeSat ?? 0),
+        sentTo: JSON.stringify(m.sentTo ?? []),
+        receivedOn: JSON.stringify(m.receivedOn ?? []),
+        inputVtxos: JSON.stringify(m.inputVtxos ?? []),
+        outputVtxos: JSON.stringify(m.outputVtxos ?? []),
+        exitedVtxos: JSON.stringify(m.exitedVtxos ?? []),
+        createdAt: t,
+        updatedAt: t,
+        completedAt: status === "pending" ? null : t,
+      });
+      await em.flush();
+      return { type: "movement-created", movement: movementJson(r) as unknown as Record<string, unknown> };
+    });
   }
 
   async update(id: number, c: MovementChanges): Promise<Movement> {
@@ -96,15 +121,15 @@ export class MovementStore {
   }
 
   private async change(id: number, apply: (r: MovementRecord) => void): Promise<Movement> {
-    const em = this.db.em();
-    const r = await em.findOne(MovementRecord, { id });
-    if (!r) throw new NotFoundError(`not found [resources=${id}]: movement not found`, [String(id)]);
-    apply(r);
-    r.updatedAt = BigInt(this.now());
-    await em.flush();
-    const json = movementJson(r);
-    this.events.emit(WalletNotificationRaised, { type: "movement-updated", movement: json as unknown as Record<string, unknown> });
-    return json;
+    return this.journaled(async () => {
+      const em = this.db.em();
+      const r = await em.findOne(MovementRecord, { id });
+      if (!r) throw new NotFoundError(`not found [resources=${id}]: movement not found`, [String(id)]);
+      apply(r);
+      r.updatedAt = BigInt(this.now());
+      await em.flush();
+      return { type: "movement-updated", movement: movementJson(r) as unknown as Record<string, unknown> };
+    });
   }
 
   async get(id: number): Promise<Movement | undefined> {

@@ -1,0 +1,170 @@
+import { AsyncResource } from "node:async_hooks";
+import type { EntityManager } from "@mikro-orm/core";
+import { AsyncLock, Database, type Logger, type WalletNotification } from "@tender/core";
+import { EventRecord } from "../persistence/records.js";
+import { loggedEvent, type LoggedEvent } from "./logged-event.js";
+
+/** Rows given cursors per sequencing transaction. */
+const SEQUENCE_BATCH = 500;
+
+/** Work done in the sequencing transaction for the events it made visible (webhook deliveries). */
+export type SequencedHook = (events: LoggedEvent[]) => Promise<void>;
+
+/**
+ * The durable event log of the loaded wallet.
+ *
+ * Writing: {@link journal} inserts a row without a cursor through `Database.em()`, so inside the
+ * transaction that persists a change the row commits or rolls back with it. Sequencing: a single
+ * sequencer ({@link sequence}) gives unsequenced committed rows the next cursors, in one
+ * transaction, and only then are they visible to readers. Cursors therefore follow the order in which
+ * events became visible, even on PostgreSQL where concurrent transactions commit in any order; a
+ * reader that saw cursor N never later finds an event below N.
+ */
+export class EventLog {
+  private readonly listeners = new Set<(events: LoggedEvent[]) => void>();
+  private readonly hooks: SequencedHook[] = [];
+  private readonly lock = new AsyncLock();
+  /** The context of plugin registration: woken work runs there, never inside a caller's transaction. */
+  private readonly outside = new AsyncResource("tender.events.log");
+  private readonly running = new Set<Promise<unknown>>();
+  private readonly journaled = new WeakSet<object>();
+  private woken = false;
+  private awaitingCommit = 0;
+
+  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+
+  /** Records `notification` through the current entity manager (the caller's transaction, if any). */
+  async journal(notification: WalletNotification): Promise<void> {
+    const em = this.db.em();
+    em.create(EventRecord, { cursor: null, type: notification.type, createdAt: BigInt(this.now()), payload: JSON.stringify(notification) });
+    await em.flush();
+    this.journaled.add(notification);
+    this.awaitingCommit++;
+  }
+
+  /**
+   * A notification seen on the event bus: one already journaled in its change's transaction only
+   * wakes the sequencer; any other (a plugin that raises notifications without the movement store)
+   * is appended now, in its own transaction, outside of whatever transaction raised it.
+   */
+  observe(notification: WalletNotification): void {
+    if (this.journaled.has(notification)) return this.wake();
+    if (notification.type === "channel-lagging") return;
+    this.spawn(async () => {
+      if (!this.db.isOpen) return;
+      await this.db.transaction(() => this.journal(notification));
+      await this.sequence();
+    });
+  }
+
+  /** A database transaction committed: sequence soon if a journaled row may be waiting for it. */
+  committed(): void {
+    if (this.awaitingCommit === 0) return;
+    this.awaitingCommit = 0;
+    this.wake();
+  }
+
+  /** Schedules a sequencing run (coalesced), outside of any caller's transaction. */
+  wake(): void {
+    if (this.woken) return;
+    this.woken = true;
+    this.spawn(async () => {
+      await new Promise((r) => setImmediate(r));
+      this.woken = false;
+      await this.sequence();
+    });
+  }
+
+  /** Work woken by a caller: run in the registration context and tracked for {@link idle}. */
+  private spawn(work: () => Promise<void>): void {
+    const p: Promise<void> = this.outside.runInAsyncScope(() => work())
+      .catch((e: unknown) => {
+        if (this.db.isOpen) this.logger.warn(`event log: ${e instanceof Error ? e.message : String(e)}`);
+      })
+      .finally(() => this.running.delete(p));
+    this.running.add(p);
+  }
+
+  /** Waits for woken work to end (before the database closes). */
+  async idle(): Promise<void> {
+    while (this.running.size) await Promise.allSettled([...this.running]);
+    await this.lock.run(async () => undefined);
+  }
+
+  /** Adds work to the sequencing transaction (it sees the events it made visible). */
+  onSequenced(hook: SequencedHook): void {
+    this.hooks.push(hook);
+  }
+
+  /** Subscribes to events as they become visible, in cursor order; returns the unsubscribe function. */
+  subscribe(listener: (events: LoggedEvent[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Gives every committed unsequenced row its cursor; returns the events made visible. */
+  async sequence(): Promise<LoggedEvent[]> {
+    return this.lock.run(async () => {
+      const all: LoggedEvent[] = [];
+      for (;;) {
+        if (!this.db.isOpen) return all;
+        const batch = await this.db.transaction(async () => {
+          const em = this.db.em();
+          const rows = await em.find(EventRecord, { cursor: null }, { orderBy: { id: "asc" }, limit: SEQUENCE_BATCH });
+          if (!rows.length) return [];
+          let next = await this.lastCursor(em);
+          for (const r of rows) r.cursor = ++next;
+          await em.flush();
+          const events = rows.map(loggedEvent);
+          for (const hook of this.hooks) await hook(events);
+          return events;
+        });
+        if (batch.length) {
+          all.push(...batch);
+          for (const l of [...this.listeners]) {
+            try {
+              l(batch);
+            } catch (e) {
+              this.logger.warn(`event log listener failed: ${e instanceof Error ? e.message : String(e)}`);
+            }
+          }
+        }
+        if (batch.length < SEQUENCE_BATCH) return all;
+      }
+    });
+  }
+
+  private async lastCursor(em: EntityManager): Promise<bigint> {
+    const last = await em.findOne(EventRecord, { cursor: { $ne: null } }, { orderBy: { cursor: "desc" } });
+    return last?.cursor == null ? 0n : BigInt(last.cursor);
+  }
+
+  /** Events with a cursor greater than `after`, oldest first, at most `limit`. */
+  async read(after: bigint, limit: number): Promise<LoggedEvent[]> {
+    const rows = await this.db.em().find(EventRecord, { cursor: { $gt: after } }, { orderBy: { cursor: "asc" }, limit });
+    return rows.map(loggedEvent);
+  }
+
+  /** One event by its cursor. */
+  async get(cursor: bigint): Promise<LoggedEvent | undefined> {
+    const r = await this.db.em().findOne(EventRecord, { cursor });
+    return r ? loggedEvent(r) : undefined;
+  }
+
+  /** The newest cursor ("0" for an empty log). */
+  async latest(): Promise<bigint> {
+    return this.lastCursor(this.db.em());
+  }
+
+  /**
+   * Deletes sequenced events recorded before `cutoffMs`, except the newest event (it keeps the cursor
+   * counting up, so a pruned log never hands out a cursor again). Returns how many were deleted.
+   */
+  async prune(cutoffMs: number): Promise<number> {
+    return this.lock.run(async () => {
+      const em = this.db.em();
+      const newest = await this.lastCursor(em);
+      return em.nativeDelete(EventRecord, { createdAt: { $lt: BigInt(cutoffMs) }, cursor: { $ne: null, $lt: newest } });
+    });
+  }
+}

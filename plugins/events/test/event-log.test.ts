@@ -1,0 +1,94 @@
+import { expect } from "chai";
+import { Database, EventBus, WalletNotificationRaised, silentLogger, type WalletNotification } from "@tender/core";
+import { MovementRecord, MovementStore, PaymentMethodParsers, movementMigration } from "@tender/plugin-history";
+import { EventLog } from "../src/log/event-log.js";
+import { EventRecord, EVENTS_ENTITIES } from "../src/persistence/records.js";
+import { eventsMigration } from "../src/persistence/migrations.js";
+
+const movement = { subsystem: { name: "test", kind: "receive" }, intendedBalanceSat: 1000, effectiveBalanceSat: 1000 };
+
+describe("event log", () => {
+  let db: Database;
+  let log: EventLog;
+  let store: MovementStore;
+  let clock = 1_700_000_000_000;
+  const seen: WalletNotification[] = [];
+  beforeEach(async () => {
+    db = new Database({ entities: [MovementRecord, ...EVENTS_ENTITIES], migrations: [movementMigration, eventsMigration] }, silentLogger);
+    await db.open({ dialect: "sqlite", path: ":memory:" });
+    const bus = new EventBus(silentLogger);
+    log = new EventLog(db, silentLogger, () => clock);
+    store = new MovementStore(db, bus, new PaymentMethodParsers());
+    store.addJournal((n) => log.journal(n));
+    bus.on(WalletNotificationRaised, (n) => { seen.push(n); log.observe(n); });
+  });
+  afterEach(async () => {
+    await log.idle();
+    await db.close();
+  });
+
+  it("records a movement's notification in the movement's transaction, visible once sequenced, with increasing cursors", async () => {
+    const m = await store.create(movement);
+    await store.update(m.id, { status: "successful" });
+    const rows = await db.em().find(EventRecord, {}, { orderBy: { id: "asc" } });
+    expect(rows.map((r) => r.type)).to.deep.equal(["movement-created", "movement-updated"]);
+    await log.idle();
+    const events = await log.read(0n, 10);
+    expect(events.map((e) => [e.cursor, e.type])).to.deep.equal([["1", "movement-created"], ["2", "movement-updated"]]);
+    expect(events[0]!.payload).to.deep.equal(seen[0]);
+    expect(events[1]!.payload).to.deep.equal({ type: "movement-updated", movement: await store.get(m.id) });
+    expect(events[0]!.time).to.equal(new Date(clock).toISOString());
+    expect((await log.read(1n, 10)).map((e) => e.cursor)).to.deep.equal(["2"]);
+    expect(await log.latest()).to.equal(2n);
+  });
+
+  it("rolls the event back with the change when the enclosing transaction fails", async () => {
+    await store.create(movement);
+    await log.idle();
+    const failed = await db.transaction(async () => {
+      await store.create(movement);
+      throw new Error("the caller's next write failed");
+    }).catch((e: Error) => e.message);
+    expect(failed).to.equal("the caller's next write failed");
+    await log.sequence();
+    expect(await db.em().count(MovementRecord, {})).to.equal(1);
+    expect(await db.em().count(EventRecord, {})).to.equal(1);
+    expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["1"]);
+  });
+
+  it("keeps an unsequenced row (a crash before sequencing) and sequences it on the next run", async () => {
+    await db.transaction(() => log.journal({ type: "movement-created", movement: { id: 7 } }));
+    expect(await log.read(0n, 10)).to.deep.equal([]);
+    const made = await log.sequence();
+    expect(made.map((e) => [e.cursor, (e.payload as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["1", 7]]);
+  });
+
+  it("appends notifications raised outside the movement store, and never channel-lagging", async () => {
+    log.observe({ type: "movement-updated", movement: { id: 42 } });
+    log.observe({ type: "channel-lagging" });
+    await log.idle();
+    const events = await log.read(0n, 10);
+    expect(events.map((e) => e.type)).to.deep.equal(["movement-updated"]);
+  });
+
+  it("tells subscribers each newly visible batch in cursor order", async () => {
+    const batches: string[][] = [];
+    log.subscribe((b) => batches.push(b.map((e) => e.cursor)));
+    await store.create(movement);
+    await store.create(movement);
+    await log.idle();
+    expect(batches.flat()).to.deep.equal(["1", "2"]);
+  });
+
+  it("prunes events older than the cutoff but keeps the newest, so cursors never restart", async () => {
+    await store.create(movement);
+    clock += 1000;
+    await store.create(movement);
+    await log.idle();
+    expect(await log.prune(clock + 1)).to.equal(1);
+    expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["2"]);
+    await store.create(movement);
+    await log.idle();
+    expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["2", "3"]);
+  });
+});
