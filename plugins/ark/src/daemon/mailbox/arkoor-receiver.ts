@@ -36,8 +36,10 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     accepted.push(vtxo);
   }
   if (accepted.length === 0) return [];
+  let registered = false;
   try {
     await w.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v)));
+    registered = true;
   } catch (e) {
     w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
   }
@@ -68,6 +70,6 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     });
     stored.push(...fresh.map(vtxoIdString));
   }
-  await postRecoveryIds(w, stored);
+  await postRecoveryIds(w, stored, { chainsRegistered: registered });
   return stored;
 }

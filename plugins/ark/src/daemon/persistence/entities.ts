@@ -1,4 +1,5 @@
 import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
+import type { Opt } from "@mikro-orm/core";
 import { defineMigration } from "@tender/core";
 
 /** A row of `ark_vtxo`: one VTXO the wallet holds or held, with its wallet state. */
@@ -31,6 +32,14 @@ export class ArkVtxoRow {
 
   @Property({ type: "bigint", fieldName: "updated_at_ms" })
   updatedAtMs!: bigint;
+
+  /**
+   * Whether the VTXO's recovery state is known to be on the server: its id posted to the
+   * recovery mailbox and its signed chain registered. Set once both succeeded; the sync catches
+   * up the VTXOs (not spent) where it is not set.
+   */
+  @Property({ type: "boolean", fieldName: "recovery_registered" })
+  recoveryRegistered: Opt<boolean> = false;
 }
 
 /** A row of `ark_key`: a VTXO key index the wallet has handed out, with its public key. */
@@ -109,8 +118,17 @@ export const arkWideLockHolderMigration = defineMigration({
   up: (d) => (d === "postgresql" ? ["alter table ark_vtxo alter column locked_by type varchar(255)"] : []),
 });
 
+/**
+ * Adds `ark_vtxo.recovery_registered`. Existing VTXOs start unset, so the first sync after the
+ * upgrade backs every one of them up once (posts and registrations are idempotent on the server).
+ */
+export const arkRecoveryRegisteredMigration = defineMigration({
+  name: "ark_0004_recovery_registered",
+  up: () => ["alter table ark_vtxo add column recovery_registered boolean not null default false"],
+});
+
 /** The Ark daemon plugin's migrations, in order. */
-export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration, arkWideLockHolderMigration];
+export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration, arkWideLockHolderMigration, arkRecoveryRegisteredMigration];
 
 /** Every entity of the Ark daemon plugin. */
 export const ARK_ENTITIES = [ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow];

@@ -19,7 +19,7 @@ export interface SeedRecoveryPorts {
   readonly server: Pick<ArkServer, "readMailbox" | "getVtxo" | "getVtxoStatus">;
   readonly keys: OwnerKeys & { recoveryMailboxKey(): DerivedKey };
   readonly chain: Pick<ChainSource, "getTx" | "getTxStatus">;
-  readonly vtxos: Pick<VtxoStore, "get" | "add">;
+  readonly vtxos: Pick<VtxoStore, "get" | "add" | "markRecoveryRegistered">;
   /** Moves the wallet's mailbox checkpoint to at least `checkpoint`. */
   readonly storeCheckpoint: (checkpoint: bigint) => Promise<void>;
   readonly contributors: RecoveryContributors;
@@ -38,7 +38,7 @@ const text = (e: unknown): string => (e instanceof Error ? e.message : String(e)
  * 5. walked newest first, by (expiry, exit depth): a VTXO spent into one already walked is `skipped`;
  * 6. its own transaction confirmed on chain: stored as `exited`, and handed to the contributors;
  * 7. otherwise the server's spend state (`GetVtxoStatus`, attested with its key): spendable is
- *    stored as spendable (not posted again), spent / unclaimed / unregistered / unclaimed HTLC
+ *    stored as spendable (marked as backed up: it is in the mailbox, its chain on the server), spent / unclaimed / unregistered / unclaimed HTLC
  *    receive are `skipped`, anything else `failed`.
  *
  * Failed ids get {@link RECOVERY_RETRIES} more passes. The mailbox checkpoint then moves to the
@@ -137,6 +137,8 @@ async function decide(p: SeedRecoveryPorts, report: RecoveryReport, vtxo: Vtxo, 
   const status = await p.chain.getTxStatus(displayHex(vtxo.point.txid)).catch(() => null);
   if (status?.confirmed) {
     await p.vtxos.add(vtxo, "exited");
+    // found in the recovery mailbox, fully signed on the server: nothing for the sync to catch up
+    await p.vtxos.markRecoveryRegistered([id]);
     exited.push(vtxo);
     report.record("exited", id, vtxo.amount);
     p.logger.info(`recovery: VTXO ${id} was exited on chain at height ${status.block.height}`);
@@ -155,6 +157,7 @@ async function decide(p: SeedRecoveryPorts, report: RecoveryReport, vtxo: Vtxo, 
     case "spendable":
       try {
         await p.vtxos.add(vtxo, "spendable");
+        await p.vtxos.markRecoveryRegistered([id]);
         report.record("recovered", id, vtxo.amount);
       } catch (e) {
         p.logger.warn(`recovery: could not store VTXO ${id}: ${text(e)}`);

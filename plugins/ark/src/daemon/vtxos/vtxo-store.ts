@@ -129,6 +129,27 @@ export class VtxoStore {
     await this.db.em().nativeUpdate(ArkVtxoRow, { id: { $in: [...ids] } }, { state, lockedBy: null, updatedAtMs: BigInt(this.now()) });
   }
 
+  /**
+   * The VTXOs whose recovery state may be missing on the server (not marked
+   * {@link markRecoveryRegistered}), spent ones left out: spendable, locked and exited, oldest first.
+   * Exited ones are included: their exit being on chain does not mean their outputs were claimed.
+   */
+  async notRecoveryRegistered(): Promise<StoredVtxo[]> {
+    const rows = await this.db.em().find(ArkVtxoRow, { recoveryRegistered: false, state: { $ne: "spent" } }, { orderBy: { createdAtMs: "asc", id: "asc" } });
+    return rows.map(toStored);
+  }
+
+  /** Records that the ids of `ids` are in the recovery mailbox and their chains registered with the server. */
+  async markRecoveryRegistered(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db.em().nativeUpdate(ArkVtxoRow, { id: { $in: [...ids] } }, { recoveryRegistered: true });
+  }
+
+  /** Whether `id` is marked {@link markRecoveryRegistered} (false for an unknown id). */
+  async isRecoveryRegistered(id: string): Promise<boolean> {
+    return (await this.db.em().findOne(ArkVtxoRow, { id }))?.recoveryRegistered ?? false;
+  }
+
   /** Sums of the spendable and the locked VTXOs. */
   async balance(): Promise<VtxoBalance> {
     const rows = await this.db.em().find(ArkVtxoRow, { state: { $in: ["spendable", "locked"] } }, { fields: ["amountSat", "state"] });
