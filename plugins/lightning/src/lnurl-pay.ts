@@ -6,16 +6,27 @@
  * channel requests are refused); the returned BOLT11 invoice must ask exactly the amount asked; a
  * description hash that does not commit to the pay request's metadata is only logged.
  *
- * Requests go over https (or http to an onion service) only. For a regtest wallet a host may be
- * mapped to a plain-http test server: {@link LnurlHostOverrides} (plugin config
- * `lnurlHostOverrides`, or `TENDER_LNURL_HOST_OVERRIDE="host=http://127.0.0.1:port/prefix,…"`);
- * the mapped URL is `base` + the original path and query. Other networks ignore the mapping.
+ * Requests go over https (or http to an onion service) only, verified against the default CAs and
+ * an optional extra CA (`caFile`: plugin config `lnurlCaFile` or `TENDER_LNURL_CA_FILE`, see
+ * `lnurl-http.ts`). For a regtest wallet a host may be mapped to a test server:
+ * {@link LnurlHostOverrides} (plugin config `lnurlHostOverrides`, or
+ * `TENDER_LNURL_HOST_OVERRIDE="host=https://127.0.0.1:port,…"`); the request goes to `base` + the
+ * original path and query. An https base is a resolution override only: TLS still verifies the
+ * certificate for the original host name (SNI and `Host` are that name). An http base is plain
+ * http to a test server. Other networks ignore the mapping.
  */
 import { sha256, toHex } from "@tender/ark-protocol";
 import { decodeBolt11, type Bolt11Invoice } from "@tender/plugin-wallet";
+import { lnurlGet, type LnurlHttpAnswer } from "./lnurl-http.js";
 
 /** Host name (lowercase) → base URL serving it, for regtest wallets only. */
 export type LnurlHostOverrides = ReadonlyMap<string, string>;
+
+/** The wallet's LNURL settings: regtest host overrides and an extra CA file. */
+export interface LnurlSettings {
+  readonly overrides: LnurlHostOverrides;
+  readonly caFile?: string;
+}
 
 /** Why an LNURL-pay could not give an invoice (the message is for the user). */
 export class LnurlPayError extends Error {}
@@ -23,7 +34,10 @@ export class LnurlPayError extends Error {}
 export interface LnurlPayOptions {
   readonly walletNetwork: string;
   readonly overrides: LnurlHostOverrides;
+  /** PEM file of an extra CA trusted for LNURL requests (besides the default CAs). */
+  readonly caFile?: string;
   readonly warn: (message: string) => void;
+  /** A stand-in HTTP client (tests); it gets the URL only, so no extra CA nor server name. */
   readonly fetch?: typeof fetch;
   readonly timeoutMs?: number;
 }
@@ -55,8 +69,8 @@ export function parseHostOverrides(env: string | undefined, config: unknown): Ln
   return map;
 }
 
-/** The URL to request: overridden on regtest, else https (or http on an onion service) required. */
-function requestUrl(url: string, o: LnurlPayOptions): string {
+/** Where to send a request: overridden on regtest (an https base keeps the original name for TLS), else https (or http on an onion service) required. */
+function requestTarget(url: string, o: LnurlPayOptions): { url: string; serverName?: string } {
   let u: URL;
   try {
     u = new URL(url);
@@ -64,22 +78,33 @@ function requestUrl(url: string, o: LnurlPayOptions): string {
     throw new LnurlPayError(`invalid LNURL URL ${url}`);
   }
   const base = o.walletNetwork === "regtest" ? o.overrides.get(u.hostname.toLowerCase()) : undefined;
-  if (base !== undefined) return `${base}${u.pathname}${u.search}`;
+  if (base !== undefined) {
+    if (u.protocol === "https:" && base.startsWith("https:")) return { url: `${base}${u.pathname}${u.search}`, serverName: u.hostname.toLowerCase() };
+    return { url: `${base}${u.pathname}${u.search}` };
+  }
   if (!(u.protocol === "https:" || (u.protocol === "http:" && u.hostname.endsWith(".onion")))) {
     throw new LnurlPayError(`LNURL requests must use https: ${u.protocol}//${u.host}`);
   }
-  return u.toString();
+  return { url: u.toString() };
+}
+
+/** One GET through the stand-in client or {@link lnurlGet}. */
+async function get(target: { url: string; serverName?: string }, o: LnurlPayOptions): Promise<LnurlHttpAnswer> {
+  const timeoutMs = o.timeoutMs ?? 15_000;
+  if (!o.fetch) return lnurlGet({ ...target, timeoutMs, ...(o.caFile !== undefined ? { caFile: o.caFile } : {}) });
+  const res = await o.fetch(target.url, { signal: AbortSignal.timeout(timeoutMs), redirect: "error", headers: { accept: "application/json" } });
+  return { status: res.status, text: await res.text() };
 }
 
 async function getJson(url: string, o: LnurlPayOptions): Promise<Record<string, unknown>> {
-  const target = requestUrl(url, o);
-  let res: Response;
+  const target = requestTarget(url, o);
+  let res: LnurlHttpAnswer;
   try {
-    res = await (o.fetch ?? fetch)(target, { signal: AbortSignal.timeout(o.timeoutMs ?? 15_000), redirect: "error", headers: { accept: "application/json" } });
+    res = await get(target, o);
   } catch (e) {
     throw new LnurlPayError(`LNURL request to ${new URL(url).host} failed: ${e instanceof Error ? e.message : String(e)}`);
   }
-  const text = await res.text();
+  const text = res.text;
   let body: unknown;
   try {
     body = JSON.parse(text);
@@ -91,7 +116,7 @@ async function getJson(url: string, o: LnurlPayOptions): Promise<Record<string, 
   if (typeof b.status === "string" && b.status.toUpperCase() === "ERROR") {
     throw new LnurlPayError(`LNURL service error: ${typeof b.reason === "string" ? b.reason : "no reason given"}`);
   }
-  if (!res.ok) throw new LnurlPayError(`LNURL service ${new URL(url).host} answered ${res.status}`);
+  if (res.status < 200 || res.status > 299) throw new LnurlPayError(`LNURL service ${new URL(url).host} answered ${res.status}`);
   return b;
 }
 

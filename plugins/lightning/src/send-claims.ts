@@ -1,7 +1,8 @@
+import { resolve } from "node:path";
 import { BadRequestError } from "@tender/core";
 import type { Bolt11Invoice, Bolt12Offer, Lnurl, SendDestinations } from "@tender/plugin-wallet";
 import type { LightningSender } from "./lightning-sender.js";
-import { lightningAddressUrl, LnurlPayError, parseHostOverrides, type LnurlHostOverrides } from "./lnurl-pay.js";
+import { lightningAddressUrl, LnurlPayError, parseHostOverrides, type LnurlHostOverrides, type LnurlSettings } from "./lnurl-pay.js";
 
 /**
  * Claims the Lightning kinds of `POST /wallet/send` (and so of `POST /lightning/pay`): BOLT11
@@ -31,4 +32,16 @@ export function claimSendKinds(send: SendDestinations, sender: LightningSender, 
  */
 export function lnurlHostOverrides(pluginConfig: Record<string, unknown>): LnurlHostOverrides {
   return parseHostOverrides(process.env.TENDER_LNURL_HOST_OVERRIDE, pluginConfig.lnurlHostOverrides);
+}
+
+/**
+ * The wallet's LNURL settings: the host overrides above, and the PEM file of an extra CA trusted
+ * for LNURL and Lightning-address requests only (`TENDER_LNURL_CA_FILE`, else plugin config
+ * `lnurlCaFile`; a relative path is taken from the working directory). The default CAs still
+ * apply. The file is read at each request, so a devnet restarted with a new CA is picked up.
+ */
+export function lnurlSettings(pluginConfig: Record<string, unknown>): LnurlSettings {
+  const configured = process.env.TENDER_LNURL_CA_FILE || pluginConfig.lnurlCaFile;
+  if (configured !== undefined && (typeof configured !== "string" || configured.trim() === "")) throw new Error("lightning plugin: lnurlCaFile must be a file path");
+  return { overrides: lnurlHostOverrides(pluginConfig), ...(configured !== undefined ? { caFile: resolve(configured) } : {}) };
 }

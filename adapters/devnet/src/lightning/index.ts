@@ -6,3 +6,5 @@ export { lnControlRoutes } from "./ln-control-routes.js";
 export * from "./lnurl-server.js";
 export { SimulatedOffers, OFFER_MODES, type SimulatedOffer, type SimulatedOfferMode } from "./simulated-offers.js";
 export { offerControlRoutes } from "./offer-control-routes.js";
+export { makeLnurlTlsMaterial, type LnurlTlsMaterial } from "./lnurl-tls.js";
+export { startLnurlHttpsServer, LNURL_CA_FILE_NAME, type LnurlHttpsServer } from "./lnurl-https.js";
