@@ -1,4 +1,7 @@
-import { BadRequestError, InternalServerError, NotFoundError, queryBool, u32String, withContext, z, type RouteDefinition, type WalletService } from "@tender/core";
+import {
+  BadRequestError, InternalServerError, NotFoundError, compareKeys, pageQueryFields, pageRequest, queryBool, u32String, wantsPage, withContext, z,
+  type PageOrder, type RouteDefinition, type WalletService,
+} from "@tender/core";
 import { parseOutPoint, encodeVtxo, toHex } from "@tender/ark-protocol";
 import type { ArkServer } from "@tender/ark-protocol/server";
 import type { ArkRail, ArkRailSource } from "../ark-rail.js";
@@ -9,7 +12,7 @@ import { readPinnedKeys } from "../connection/server-pins.js";
 import type { MailboxSync } from "../mailbox/mailbox-sync.js";
 import { importVtxos } from "../vtxos/vtxo-import.js";
 import { walletVtxoInfo } from "../vtxos/vtxo-json.js";
-import type { VtxoStore } from "../vtxos/vtxo-store.js";
+import type { StoredVtxo, VtxoStore } from "../vtxos/vtxo-store.js";
 import {
   ArkAddressResponseSchema, ArkInfoSchema, BadRequestErrorSchema, ConnectedResponseSchema, EncodedVtxoResponseSchema,
   ImportVtxoRequestSchema, InternalServerErrorSchema, MailboxSyncResponseSchema, NextRoundStartSchema, NotFoundErrorSchema,
@@ -17,6 +20,8 @@ import {
 } from "./schemas.js";
 
 const tag = "wallet";
+/** Pages of `/wallet/vtxos`: the whole list's order (oldest first, then id). */
+const VTXOS_OLDEST_FIRST: PageOrder<StoredVtxo> = { list: "vtxos", keyOf: (v) => [v.createdAtMs, v.id], compare: (a, b) => compareKeys(a, b) };
 const e400 = { description: "Bad request", schema: BadRequestErrorSchema };
 const e404 = { description: "Not found", schema: NotFoundErrorSchema };
 const e500 = { description: "Internal server error", schema: InternalServerErrorSchema };
@@ -101,9 +106,14 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
     },
     {
       method: "get", path: "/api/v1/wallet/vtxos", operationId: "vtxos", tag, requiresWallet: true,
-      query: z.object({ all: queryBool().optional() }),
-      responses: { 200: { description: "The wallet's VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 500: e500 },
-      handler: async ({ query }) => (query.all ? await d.vtxos.listAll() : await d.vtxos.list(["spendable", "locked"])).map(walletVtxoInfo),
+      query: z.object({ all: queryBool().optional(), ...pageQueryFields }),
+      responses: { 200: { description: "The wallet's VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 400: e400, 500: e500 },
+      handler: async ({ query, req, res }) => {
+        // limit and cursor are checked before anything is read
+        const page = wantsPage(query) ? pageRequest(query, VTXOS_OLDEST_FIRST) : undefined;
+        const all = query.all ? await d.vtxos.listAll() : await d.vtxos.list(["spendable", "locked"]);
+        return (page ? page.take(all, req, res) : all).map(walletVtxoInfo);
+      },
     },
     {
       method: "get", path: "/api/v1/wallet/vtxos/{id}", operationId: "get_vtxo", tag, requiresWallet: true,
