@@ -4,7 +4,7 @@ import {
   AddressError, checkArkoorAddress, decodeArkAddress, decodeVtxo, fromHex, vtxoIdString, estimateLightningReceive, lightningReceiveFee, sha256, toHex, type FeeEstimate,
 } from "@tender/ark-protocol";
 import { protocolNetworkOf } from "@tender/plugin-ark";
-import { LIGHTNING_RECEIVE_ACTION, minCltvDelta } from "./receive-action.js";
+import { LIGHTNING_RECEIVE_ACTION, MAX_EXPIRY_SECS, isExpiryAboveServer, minCltvDelta } from "./receive-action.js";
 import { ReceiveCancelRow } from "./receive-cancel-row.js";
 import type { LightningReceiveRailSource } from "./receive-rail.js";
 import type { LightningReceiveState } from "./receive-state.js";
@@ -30,6 +30,20 @@ export interface InvoiceRequest {
   token?: string | undefined;
   /** Receive-for-address: the Ark address the claimed VTXO goes to. */
   address?: string | undefined;
+  /** The `expiry_secs` extension as the caller sent it (checked here): seconds until the invoice expires. */
+  expirySecs?: unknown;
+}
+
+export const EXPIRY_SECS_REFUSED = "bad request: expiry_secs must be a whole number of seconds from 1 up to the Ark server's invoice expiry";
+
+/** The caller's `expiry_secs`: absent/null → none; an integer 1 ≤ n ≤ 2³²−1 → n; anything else is a 400 before anything happens. */
+export function parseExpirySecs(v: unknown): number | null {
+  if (v === undefined || v === null) return null;
+  const n = typeof v === "bigint" ? v : typeof v === "number" && Number.isSafeInteger(v) ? BigInt(v) : null;
+  if (n === null || n < 1n || n > BigInt(MAX_EXPIRY_SECS)) {
+    throw new BadRequestError(typeof v === "number" || typeof v === "bigint" ? `${EXPIRY_SECS_REFUSED} (got ${String(v)})` : `${EXPIRY_SECS_REFUSED} (got a ${typeof v})`);
+  }
+  return Number(n);
 }
 
 export const RECEIVE_NOT_FOUND = "no pending lightning receive found for this payment hash";
@@ -46,9 +60,15 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
 export class LightningReceiver {
   constructor(private readonly rail: LightningReceiveRailSource, private readonly engine: ActionEngine) {}
 
-  /** Creates an invoice; resolves with it once the receive awaits payment. Failures are barkd's 500 `Failed to create invoice: …`. */
+  /**
+   * Creates an invoice; resolves with it once the receive awaits payment. Failures are barkd's 500
+   * `Failed to create invoice: …` (`Failed to create invoice for address: …` for receive-for-address);
+   * an `expiry_secs` out of range is a 400 that leaves nothing behind but a receive nobody saw.
+   */
   async createInvoice(req: InvoiceRequest): Promise<string> {
-    const fail = (why: string) => new InternalServerError(`Failed to create invoice: ${why}`);
+    const prefix = req.address !== undefined ? "Failed to create invoice for address" : "Failed to create invoice";
+    const fail = (why: string) => new InternalServerError(`${prefix}: ${why}`);
+    const expirySecs = parseExpirySecs(req.expirySecs);
     const w = await this.rail();
     const info = await w.server.connect().then((c) => c.arkInfo, (e: unknown) => {
       throw fail(message(e));
@@ -66,11 +86,12 @@ export class LightningReceiver {
     const paymentHash = toHex(sha256(preimage));
     const state: LightningReceiveState = {
       preimage: toHex(preimage), paymentHash, amountSat: req.amountSat.toString(), description: req.description ?? null, token: req.token ?? null,
-      keyIndex: null, minCltvDelta: delta, claimAddress, createdAtMs: Date.now(), phase: "awaiting-payment", invoice: null,
+      keyIndex: null, minCltvDelta: delta, claimAddress, createdAtMs: Date.now(), phase: "awaiting-payment", invoice: null, expirySecs,
       invoiceExpiresAtMs: null, requestedHtlcExpiry: null, htlcs: null, movementId: null, claimAttempts: 0, claimed: null, settledAtMs: null,
     };
     // the preimage is saved with the action before its first step asks the server for the invoice
     const started = await this.engine.start(LIGHTNING_RECEIVE_ACTION, state, actionId(paymentHash));
+    if (started.step === "failed" && isExpiryAboveServer(started.error)) throw new BadRequestError(`bad request: ${started.error!}`);
     if (started.step === "failed") throw fail(started.error ?? "unknown error");
     if (started.state.invoice === null) throw fail(started.state.lastError ?? "the Ark server did not answer");
     return started.state.invoice;
@@ -127,11 +148,11 @@ export class LightningReceiver {
     if (after.step === "failed") return;
     await em.nativeDelete(ReceiveCancelRow, { paymentHash });
     this.refuseCancel(after.state as LightningReceiveState);
-    throw new InternalServerError(`Failed to cancel lightning receive: ${after.error ?? (after.state as LightningReceiveState).lastError ?? "the receive is busy, try again"}`);
+    throw new InternalServerError(`Failed to cancel lightning receive: ${after.error ?? (after.state as LightningReceiveState).lastError ?? "receive operation already in progress for this payment"}`);
   }
 
   private refuseCancel(s: LightningReceiveState): void {
-    if (s.phase === "htlcs-ready") throw new InternalServerError("Failed to cancel lightning receive: cannot cancel: HTLCs already granted; the payment will be claimed");
+    if (s.phase === "htlcs-ready") throw new InternalServerError("Failed to cancel lightning receive: cannot cancel: HTLCs already granted; the receive will complete or be abandoned near expiry");
     if (s.phase !== "awaiting-payment") throw new InternalServerError("Failed to cancel lightning receive: cannot cancel: preimage has already been revealed");
   }
 

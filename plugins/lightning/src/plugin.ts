@@ -1,7 +1,7 @@
 import { ActionEngine, ChainSourceService, Database, definePlugin } from "@tender/core";
 import { ArkConnectionService, ArkKeysService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
-import { MovementStoreToken } from "@tender/plugin-history";
+import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
 import { LightningSender } from "./lightning-sender.js";
@@ -14,6 +14,7 @@ import { lightningReceiveAction } from "./receive-action.js";
 import { RECEIVE_ENTITIES, RECEIVE_MIGRATIONS } from "./receive-cancel-row.js";
 import type { LightningReceiveRailSource } from "./receive-rail.js";
 import { receiveRoutes } from "./receive-routes.js";
+import { registerLightningPaymentMethods } from "./payment-method-parsers.js";
 
 /**
  * The lightning plugin, send side: paying BOLT11 invoices, BOLT12 offers, Lightning addresses and LNURL-pay through the Ark server. Contributes
@@ -44,6 +45,7 @@ export const lightningPlugin = definePlugin({
     ctx.migrations(...LIGHTNING_MIGRATIONS);
     ctx.entities(...RECEIVE_ENTITIES);
     ctx.migrations(...RECEIVE_MIGRATIONS);
+    registerLightningPaymentMethods(c.resolve(PaymentMethodParsersToken));
     const connection = ctx.walletService(ArkConnectionService);
     const keys = ctx.walletService(ArkKeysService);
     const chain = ctx.walletService(ChainSourceService);

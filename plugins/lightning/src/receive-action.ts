@@ -36,6 +36,21 @@ export const RECEIVE_RETRY_MS = 3_000;
 export const PARKED_CLAIM_RETRY_MS = 600_000;
 /** An unpaid receive is dropped this long after its invoice expired. */
 export const EXPIRED_GRACE_MS = 60_000;
+/** A BOLT11 invoice without an expiry field expires this long after its timestamp. */
+const BOLT11_DEFAULT_EXPIRY_SECS = 3600;
+/** The largest `expiry_secs` a caller may ask for before the server is asked (BOLT11 readers take the expiry as a 32-bit count). */
+export const MAX_EXPIRY_SECS = 0xffff_ffff;
+const EXPIRY_ABOVE_SERVER = "expiry_secs is above the Ark server's invoice expiry";
+
+/** Why a receive whose caller asked a longer expiry than the server's invoice carries ends before anyone sees the invoice. */
+export function expiryAboveServer(chosen: number, serverSecs: number): string {
+  return `${EXPIRY_ABOVE_SERVER}: ${chosen} > ${serverSecs} seconds`;
+}
+
+/** Whether a receive ended with {@link expiryAboveServer}. */
+export function isExpiryAboveServer(error: string | undefined): boolean {
+  return error?.startsWith(EXPIRY_ABOVE_SERVER) ?? false;
+}
 /** A VTXO proving ownership for the anti-DoS check must outlive the tip by more than this. */
 const ANTI_DOS_MIN_BLOCKS = 2;
 
@@ -175,8 +190,15 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
           return { failed: `the server's invoice does not decode: ${message(e)}`, state: s };
         }
         if (toHex(decoded.paymentHash) !== s.paymentHash) return { failed: "the server's invoice is for another payment hash", state: s };
+        const serverExpirySecs = Number(decoded.expirySeconds ?? BOLT11_DEFAULT_EXPIRY_SECS);
+        const chosen = s.expirySecs ?? null;
+        if (chosen !== null && chosen > serverExpirySecs) {
+          // the protocol cannot ask the server for a longer invoice: nobody has seen this one, so it is given back
+          await cancelOnServer(w, s);
+          return { failed: expiryAboveServer(chosen, serverExpirySecs), state: s };
+        }
         faultPoint("ln-recv:after-start");
-        const expiresAtMs = (decoded.timestamp + Number(decoded.expirySeconds ?? 3600n)) * 1000;
+        const expiresAtMs = (decoded.timestamp + (chosen ?? serverExpirySecs)) * 1000;
         return { next: "await", state: { ...s, invoice: decoded.invoice, invoiceExpiresAtMs: expiresAtMs, lastError: undefined } };
       },
       await: async (s) => {
@@ -265,9 +287,10 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
           const existing = (await w.movements.list()).find((m) => isMovementOf(m, s));
           const m = existing ?? await w.movements.create({
             subsystem: LIGHTNING_RECEIVE_SUBSYSTEM,
-            metadata: { payment_hash: s.paymentHash, htlc_vtxos: htlcs.map(vtxoIdString) },
+            // as barkd: the preimage is recorded with the HTLCs; a receive-for-address counts the HTLCs until it delivers them
+            metadata: { payment_hash: s.paymentHash, htlc_vtxos: htlcs.map(vtxoIdString), payment_preimage: s.preimage },
             intendedBalanceSat: Number(amount),
-            effectiveBalanceSat: s.claimAddress === null ? Number(amount - fee) : 0,
+            effectiveBalanceSat: Number(amount - fee),
             offchainFeeSat: Number(fee),
             receivedOn: [{ destination: { type: "invoice", value: s.invoice! }, amount_sat: Number(amount) }],
             inputVtxos: [],
@@ -352,7 +375,7 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
           if (s.movementId !== null) {
             const amount = claimed.reduce((a, v) => a + v.amount, 0n);
             await w.movements.update(s.movementId, {
-              status: "successful", metadata: { payment_preimage: s.preimage },
+              status: "successful", metadata: { payment_preimage: s.preimage }, effectiveBalanceSat: 0,
               sentTo: [{ destination: { type: "ark", value: s.claimAddress! }, amount_sat: Number(amount) }],
             });
           }

@@ -2,19 +2,34 @@ import { BadRequestError, satAmount, z, type RouteDefinition } from "@tender/cor
 import { toHex } from "@tender/ark-protocol";
 import { decodeBolt11 } from "@tender/plugin-wallet";
 import type { LightningReceiver } from "./lightning-receiver.js";
+import { MAX_EXPIRY_SECS } from "./receive-action.js";
 
 const MessageError = z.object({ message: z.string() });
-/** barkd's `LightningInvoiceRequest`. */
+/**
+ * tender's `expiry_secs` extension of both invoice requests (barkd clients never send it). Taken
+ * as any JSON value and checked by the handler, so a wrong value is a 400 with a clear text;
+ * documented as the integer it must be.
+ */
+const ExpirySecs = z.unknown().optional().openapi({
+  type: ["integer", "null"], minimum: 1, maximum: MAX_EXPIRY_SECS,
+  description: "tender extension (not in barkd): seconds after which the wallet stops taking payment for the invoice, "
+    + "at most the Ark server's invoice expiry (above it, or below 1: 400 and nothing is created). The protocol cannot "
+    + "pass it to the server, so the BOLT11 invoice still carries the server's expiry; the wallet cancels the hold "
+    + "invoice and drops the receive a minute after this expiry if it is unpaid. Absent: the server's expiry, as barkd.",
+});
+/** barkd's `LightningInvoiceRequest`, plus the `expiry_secs` extension. */
 export const LightningInvoiceRequest = z.object({
   amount_sat: satAmount(),
   description: z.string().nullable().optional(),
   token: z.string().nullable().optional(),
+  expiry_secs: ExpirySecs,
 });
-/** barkd's `LightningInvoiceForAddressRequest`. */
+/** barkd's `LightningInvoiceForAddressRequest`, plus the `expiry_secs` extension. */
 export const LightningInvoiceForAddressRequest = z.object({
   amount_sat: satAmount(),
   address: z.string(),
   description: z.string().nullable().optional(),
+  expiry_secs: ExpirySecs,
 });
 /** barkd's `InvoiceInfo`. */
 export const InvoiceInfo = z.object({ invoice: z.string() });
@@ -63,9 +78,15 @@ export function receiveRoutes(receiver: LightningReceiver): RouteDefinition[] {
     {
       method: "post", path: "/api/v1/lightning/receives/invoice", operationId: "generate_invoice", tag: "lightning", requiresWallet: true,
       body: LightningInvoiceRequest, summary: "Create a BOLT11 invoice",
-      responses: { 200: { description: "Returns the created invoice", schema: InvoiceInfo }, ...receiveErrors },
+      responses: {
+        200: { description: "Returns the created invoice", schema: InvoiceInfo },
+        400: { description: "Bad expiry_secs (tender extension)", schema: MessageError },
+        ...receiveErrors,
+      },
       handler: async ({ body }) => ({
-        invoice: await receiver.createInvoice({ amountSat: body.amount_sat, description: body.description ?? undefined, token: body.token ?? undefined }),
+        invoice: await receiver.createInvoice({
+          amountSat: body.amount_sat, description: body.description ?? undefined, token: body.token ?? undefined, expirySecs: body.expiry_secs,
+        }),
       }),
     },
     {
@@ -73,11 +94,11 @@ export function receiveRoutes(receiver: LightningReceiver): RouteDefinition[] {
       requiresWallet: true, body: LightningInvoiceForAddressRequest, summary: "Create a BOLT11 invoice whose payment goes to an Ark address",
       responses: {
         200: { description: "Returns the created invoice", schema: InvoiceInfo },
-        400: { description: "Bad address", schema: MessageError },
+        400: { description: "Bad address, or bad expiry_secs (tender extension)", schema: MessageError },
         ...receiveErrors,
       },
       handler: async ({ body }) => ({
-        invoice: await receiver.createInvoice({ amountSat: body.amount_sat, description: body.description ?? undefined, address: body.address }),
+        invoice: await receiver.createInvoice({ amountSat: body.amount_sat, description: body.description ?? undefined, address: body.address, expirySecs: body.expiry_secs }),
       }),
     },
     {

@@ -27,7 +27,13 @@ export interface LightningReceiveState {
   phase: LightningReceivePhase;
   /** The server's BOLT11 invoice; null until the server answered. */
   invoice: string | null;
-  /** When the invoice expires (ms since 1970). */
+  /**
+   * Seconds after the invoice's timestamp the caller wants it to expire (the `expiry_secs`
+   * extension), at most the server's own invoice expiry; null (or absent in receives saved
+   * before the extension) = the server's.
+   */
+  expirySecs?: number | null;
+  /** When the invoice expires (ms since 1970): the caller's expiry if given, else the server's. */
   invoiceExpiresAtMs: number | null;
   /** HTLC-recv expiry asked for, fixed before the first grant request so a repeated request checks the same bound. */
   requestedHtlcExpiry: number | null;
