@@ -1,12 +1,13 @@
 import type { Database, Logger } from "@tender/core";
 import type { ArkServer } from "@tender/ark-protocol/server";
-import type { ArkKeys, VtxoLocks, VtxoStore } from "@tender/plugin-ark";
+import type { ArkKeys, HeldVtxoExits, VtxoLocks, VtxoStore } from "@tender/plugin-ark";
 import type { MovementStore } from "@tender/plugin-history";
 import type { WalletSettings } from "@tender/plugin-wallet";
 
 /**
  * What a Lightning send works with for the loaded wallet: the Ark server connection and keys,
- * the shared VTXO store and locks, the movement store, the chain tip and the wallet settings.
+ * the shared VTXO store and locks, the movement store, the chain tip, the wallet settings and the
+ * hand-over of HTLC VTXOs to unilateral exits.
  */
 export interface LightningRail {
   readonly server: ArkServer;
@@ -20,6 +21,8 @@ export interface LightningRail {
   /** Wallet network (`mainnet`, `signet`, `mutinynet`, `regtest`). */
   readonly network: string;
   tipHeight(): Promise<number>;
+  /** Where HTLC VTXOs the server will not take back or claim are exited (no handler without an exits rail). */
+  readonly heldExits?: HeldVtxoExits;
 }
 
 /** The loaded wallet's rail; rejects with 422 `No wallet set` without a wallet. */

@@ -1,5 +1,5 @@
 import { ActionEngine, ChainSourceService, Database, definePlugin } from "@tender/core";
-import { ArkConnectionService, ArkKeysService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
+import { ArkConnectionService, ArkKeysService, HeldVtxoExitsService, MailboxHandlersService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
@@ -27,6 +27,8 @@ import { registerLightningPaymentMethods } from "./payment-method-parsers.js";
  * `GET`/`DELETE /lightning/receives/{identifier}`, `GET /api/v1/fees/lightning/receive`, the
  * crash-safe `lightning.receive` action, `claimable_lightning_receive_sat`, the handler of
  * `IncomingLightningPayment` messages and the `lightning=` part of BIP-321 URIs with an amount.
+ * HTLC VTXOs the server refuses to revoke or claim near their expiry are handed to the exits rail
+ * through `HeldVtxoExitsService` (`htlc-exit-handover.ts`).
  */
 export const lightningPlugin = definePlugin({
   name: "lightning",
@@ -34,7 +36,7 @@ export const lightningPlugin = definePlugin({
   dependencies: ["wallet", "history", "ark"],
   consumes: [
     BalanceContributorsService, SendDestinationsService, ChainSourceService, ArkConnectionService, ArkKeysService, VtxoStoreService, VtxoLocksService,
-    MailboxHandlersService, WalletSettingsService, WalletKeysService,
+    MailboxHandlersService, WalletSettingsService, WalletKeysService, HeldVtxoExitsService,
   ],
   optional: [FeeEstimatorsService, Bip321ContributorsService],
   register(ctx) {
@@ -54,8 +56,9 @@ export const lightningPlugin = definePlugin({
     const vtxos = ctx.get(VtxoStoreService);
     const locks = ctx.get(VtxoLocksService);
     const movements = c.resolve(MovementStoreToken);
+    const heldExits = ctx.get(HeldVtxoExitsService);
     const rail: LightningRailSource = async () => ({
-      server: await connection.get(), keys: await keys.get(), vtxos, locks, movements, db, logger: ctx.logger,
+      server: await connection.get(), keys: await keys.get(), vtxos, locks, movements, db, logger: ctx.logger, heldExits,
       settings: await settings.get(), network: (await walletKeys.get()).network,
       tipHeight: async () => (await (await chain.get()).getTip()).height,
     });

@@ -8,6 +8,7 @@ import { NoWalletKeysError, protocolNetworkOf } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
 import { decodeBolt11 } from "@tender/plugin-wallet";
 import { cosignPackage } from "./arkoor-cosign.js";
+import { HTLC_EXIT_STEP, receiveExitSteps, receiveHandoverDue } from "./htlc-exit-handover.js";
 import { ReceiveCancelRow } from "./receive-cancel-row.js";
 import type { LightningReceiveRail, LightningReceiveRailSource } from "./receive-rail.js";
 import type { LightningReceiveState } from "./receive-state.js";
@@ -321,6 +322,8 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
           const attempts = s.claimAttempts + 1;
           const parked = attempts >= w.settings.lightning_receive_claim_retries;
           w.logger.warn(`lightning receive ${s.paymentHash}: claim attempt ${attempts} failed${parked ? " (parked, retried slowly)" : ""}: ${message(e)}`);
+          // the HTLCs near the point past which the server's timeout clause could win: their exit goes on chain now
+          if (await receiveHandoverDue(w, s)) return { next: HTLC_EXIT_STEP, state: { ...s, claimAttempts: attempts, lastError: message(e) } };
           return retryLater({ ...s, claimAttempts: attempts }, e, parked ? PARKED_CLAIM_RETRY_MS : attempts * attempts * 1_000);
         }
         faultPoint("ln-recv:after-claim");
@@ -382,6 +385,8 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
         });
         return { done: true, state: { ...s, phase: "settled", settledAtMs, lastError: undefined } };
       },
+      // the server refuses the claim near the HTLC expiry: the HTLC-recv VTXOs go out on chain with the preimage
+      ...receiveExitSteps(rail),
       abandon: async (s) => {
         const w = await rail();
         await w.db.transaction(async () => {
