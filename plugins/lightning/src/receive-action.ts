@@ -4,7 +4,7 @@ import {
   reverseBytes, sha256, signAttestation, toHex, validateVtxo, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
 } from "@tender/ark-protocol";
 import { ArkClientClosedError, ArkServerRejectedError, type LightningReceiveAntiDos } from "@tender/ark-protocol/server";
-import { NoWalletKeysError, protocolNetworkOf } from "@tender/plugin-ark";
+import { NoWalletKeysError, backUpVtxoIds, protocolNetworkOf } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
 import { decodeBolt11 } from "@tender/plugin-wallet";
 import { cosignPackage } from "./arkoor-cosign.js";
@@ -348,6 +348,8 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
             await w.movements.update(s.movementId, { status: "successful", outputVtxos: claimed.map(vtxoIdString), metadata: { payment_preimage: s.preimage } });
           }
         });
+        // backed up for a recovery from the seed (their chains were registered above); a lost post is caught up by the next sync
+        await backUpVtxoIds(w, claimed.map(vtxoIdString), { chainsRegistered: true });
         faultPoint("ln-recv:after-store-claimed");
         return { done: true, state: { ...s, phase: "settled", settledAtMs, lastError: undefined } };
       },
