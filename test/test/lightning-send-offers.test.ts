@@ -2,8 +2,10 @@
  * Lightning send to the destinations that are resolved into an invoice first, on the real daemon
  * over HTTP against the devnet: BOLT12 offers (the Ark server fetches an invoice the payee signed;
  * the wallet checks it against the offer before locking anything), Lightning addresses and
- * LNURL-pay (the wallet asks the devnet's LNURL service, mapped from its domain to plain http for
- * this regtest wallet, for an invoice of exactly the amount, with the comment). Forged offer
+ * LNURL-pay (the wallet asks the devnet's LNURL service for an invoice of exactly the amount, with
+ * the comment, over https: this regtest wallet maps the domain to the devnet's https address and
+ * trusts the devnet's CA through `TENDER_LNURL_CA_FILE`, the certificate checked for the domain
+ * name; a domain the certificate does not carry is refused). Forged offer
  * invoices and a wrong-amount LNURL invoice are refused with nothing locked or paid. Every answer
  * matches barkd's OpenAPI schema for its operation and status.
  */
@@ -13,9 +15,12 @@ import { barkdTemplate, checkAgainstBarkd } from "../src/barkd-schemas.js";
 import { cleanup, startDaemon, type ApiResponse, type Daemon } from "../src/daemon-process.js";
 import { ALICE_MNEMONIC, boardToDaemon, createBody, ok, startArkDevnet, until, type Balance, type DevnetWithArk, type Movement } from "./ark-harness.js";
 
+/** A domain mapped to the devnet's LNURL https server that its certificate does not name. */
+const WRONG_NAME = "wrong-name.devnet";
+
 interface SendInfo { payment_hash: string; state: string; invoice: string | null; preimage: string | null }
 
-describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL over HTTP on the devnet", function () {
+describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL (over https with the devnet CA) on the devnet", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let alice: Daemon;
@@ -30,9 +35,11 @@ describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL over HT
         ],
         pluginConfig: {
           notifications: { waitTimeoutMs: 300 }, ark: { deliveryRetryMs: 500 },
-          lightning: { lnurlHostOverrides: { [devnet.lnurl.domain]: devnet.lnurlBaseUrl } },
+          // the second name reaches the same server, whose certificate does not carry it
+          lightning: { lnurlHostOverrides: { [devnet.lnurl.domain]: devnet.lnurlHttpsUrl, [WRONG_NAME]: devnet.lnurlHttpsUrl } },
         },
       },
+      env: { TENDER_LNURL_CA_FILE: devnet.lnurlCaFile },
     });
     await ok(alice, "POST", "/api/v1/wallet/create", createBody(devnet, ALICE_MNEMONIC));
     const hex = await boardToDaemon(alice, devnet, ALICE_MNEMONIC, 300_000n);
@@ -118,8 +125,9 @@ describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL over HT
     expect(devnet.lightning.invoice(inflated.invoices[0]!)!.state).to.equal("unpaid");
   });
 
-  it("pays a Lightning address with a comment through /lightning/pay, and without one through /wallet/send", async () => {
+  it("pays a Lightning address with a comment through /lightning/pay, and without one through /wallet/send, over https (pay request and callback each time)", async () => {
     const address = devnet.lnurl.address("alice");
+    const served = devnet.lnurlHttps.requestCount;
     const withComment = await payAndSettle("/api/v1/lightning/pay", { destination: address, amount_sat: 4_000, comment: "thanks for lunch" }, 4_000);
     const plain = await payAndSettle("/api/v1/wallet/send", { destination: address, amount_sat: 2_500 }, 2_500);
     const asked = devnet.lnurl.user("alice")!.requests;
@@ -127,15 +135,24 @@ describe("Lightning send to BOLT12 offers, Lightning addresses and LNURL over HT
     expect(asked.find((q) => q.paymentHash === plain)).to.deep.equal({ amountMsat: 2_500_000n, comment: undefined, paymentHash: plain });
     const m = (await sendMovements()).find((x) => x.metadata?.payment_hash === withComment);
     expect(m?.status).to.equal("successful");
+    expect(devnet.lnurlHttps.requestCount - served).to.equal(4);
   });
 
-  it("pays an LNURL through /wallet/send and through /lightning/pay (with a comment)", async () => {
+  it("pays an LNURL through /wallet/send and through /lightning/pay (with a comment), over https", async () => {
     const lnurl = devnet.lnurl.lnurl("alice");
+    const served = devnet.lnurlHttps.requestCount;
     const viaSend = await payAndSettle("/api/v1/wallet/send", { destination: lnurl, amount_sat: 1_500 }, 1_500);
     const viaPay = await payAndSettle("/api/v1/lightning/pay", { destination: `lightning:${lnurl.toLowerCase()}`, amount_sat: 1_200, comment: "gm" }, 1_200);
     const asked = devnet.lnurl.user("alice")!.requests;
     expect(asked.find((q) => q.paymentHash === viaSend)?.amountMsat).to.equal(1_500_000n);
     expect(asked.find((q) => q.paymentHash === viaPay)?.comment).to.equal("gm");
+    expect(devnet.lnurlHttps.requestCount - served).to.equal(4);
+  });
+
+  it("refuses a Lightning address whose domain the devnet's certificate does not name, though mapped to the same https server: nothing asked, nothing spent", async () => {
+    const asked = devnet.lnurl.user("alice")!.requests.length;
+    await refusedWithNothingSpent(500, `the TLS certificate is not valid for ${WRONG_NAME} (ERR_TLS_CERT_ALTNAME_INVALID)`, () => call("POST", "/api/v1/lightning/pay", { destination: `alice@${WRONG_NAME}`, amount_sat: 1_000 }));
+    expect(devnet.lnurl.user("alice")!.requests.length).to.equal(asked);
   });
 
   it("refuses an LNURL invoice for another amount, a withdraw request, an amount outside the service's range and an over-long comment: nothing spent", async () => {

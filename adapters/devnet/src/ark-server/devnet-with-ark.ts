@@ -22,6 +22,7 @@ import { startArkServer, type RunningArkServer, type StartArkServerOptions } fro
 import { SimulatedLightningNetwork, type SimulatedRouting } from "../lightning/simulated-network.js";
 import { lnControlRoutes } from "../lightning/ln-control-routes.js";
 import { LnurlPayServer } from "../lightning/lnurl-server.js";
+import { startLnurlHttpsServer, type LnurlHttpsServer } from "../lightning/lnurl-https.js";
 import { offerControlRoutes } from "../lightning/offer-control-routes.js";
 import { startFaultProxy, type FaultProxy } from "./fault-proxy/fault-proxy.js";
 
@@ -63,16 +64,28 @@ export interface DevnetWithArk extends Devnet {
   readonly lnControlUrl: string;
   /** The payee's LNURL-pay service (Lightning addresses `<user>@<domain>`). */
   readonly lnurl: LnurlPayServer;
-  /** Plain-http base URL serving the LNURL domain (`<control>/lnurl`): what a regtest wallet maps the domain to. */
+  /** Plain-http base URL serving the LNURL domain (`<control>/lnurl`): a regtest wallet may map the domain to it (no TLS). */
   readonly lnurlBaseUrl: string;
+  /** The LNURL routes over https with a certificate for the domain, signed by a CA made at start. */
+  readonly lnurlHttps: LnurlHttpsServer;
+  /** `https://127.0.0.1:<port>`: what a regtest wallet maps the LNURL domain to for verified TLS. */
+  readonly lnurlHttpsUrl: string;
+  /** PEM file of the CA that signed the LNURL certificate (`<datadir>/lnurl-ca.pem`, else in a temporary directory). */
+  readonly lnurlCaFile: string;
   /** Base URL of the offer and LNURL-user controls (`<control>/ln-offers`). */
   readonly lnOffersControlUrl: string;
 }
 
-/** The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls and the payee's node id). */
-export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "arkProxyUrl" | "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl" | "lnOffersControlUrl">>): {
+/**
+ * The fields the "devnet ready" JSON gains: `ark`, `ark_admin`, `ark_control`, `ark_server_pubkey`, and `lightning` (its controls,
+ * the payee's node id, the LNURL domain with its plain-http base, its https URL and the CA file to trust).
+ */
+export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUrl"> & Partial<Pick<DevnetWithArk, "arkProxyUrl" | "lightning" | "lnControlUrl" | "lnurl" | "lnurlBaseUrl" | "lnurlHttpsUrl" | "lnurlCaFile" | "lnOffersControlUrl">>): {
   ark: string; ark_admin: string; ark_control: string; ark_server_pubkey: string; ark_fault_proxy?: string;
-  lightning?: { control: string; network: string; payee_node_id: string; offers_control?: string; lnurl_domain?: string; lnurl_base_url?: string };
+  lightning?: {
+    control: string; network: string; payee_node_id: string; offers_control?: string; lnurl_domain?: string; lnurl_base_url?: string;
+    lnurl_https_url?: string; lnurl_ca_file?: string;
+  };
 } {
   const { ark } = devnet;
   return {
@@ -83,6 +96,7 @@ export function arkReadyFields(devnet: Pick<DevnetWithArk, "ark" | "arkControlUr
         control: devnet.lnControlUrl, network: devnet.lightning.network, payee_node_id: toHex(devnet.lightning.payeeNodeId),
         ...(devnet.lnOffersControlUrl ? { offers_control: devnet.lnOffersControlUrl } : {}),
         ...(devnet.lnurl && devnet.lnurlBaseUrl ? { lnurl_domain: devnet.lnurl.domain, lnurl_base_url: devnet.lnurlBaseUrl } : {}),
+        ...(devnet.lnurl && devnet.lnurlHttpsUrl && devnet.lnurlCaFile ? { lnurl_https_url: devnet.lnurlHttpsUrl, lnurl_ca_file: devnet.lnurlCaFile } : {}),
       },
     } : {}),
   };
@@ -123,6 +137,17 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
   const lnControlUrl = devnet.mountControl("/ln", lnControlRoutes(lightning));
   const lnurl = new LnurlPayServer(lightning);
   const lnurlBaseUrl = devnet.mountControl("/lnurl", lnurl.router());
+  let lnurlHttps: LnurlHttpsServer;
+  try {
+    lnurlHttps = await startLnurlHttpsServer({ router: lnurl.router(), hosts: [lnurl.domain], ...(options.datadir !== undefined ? { dir: options.datadir } : {}) });
+  } catch (e) {
+    await arkProxy.stop();
+    await ark.stop();
+    lightning.close();
+    await devnet.stop();
+    await removeTempDir();
+    throw e;
+  }
   const lnOffersControlUrl = devnet.mountControl("/ln-offers", offerControlRoutes(lightning, lnurl));
   const funding = fundServerWalletSat ?? DEFAULT_SERVER_WALLET_FUNDING_SAT;
   if (funding > 0n && (await ark.server.walletStatus()).totalBalance === 0n) {
@@ -141,8 +166,12 @@ export async function startDevnetWithArk(options: StartDevnetWithArkOptions = {}
     lnControlUrl,
     lnurl,
     lnurlBaseUrl,
+    lnurlHttps,
+    lnurlHttpsUrl: lnurlHttps.url,
+    lnurlCaFile: lnurlHttps.caFile,
     lnOffersControlUrl,
     stop: async () => {
+      await lnurlHttps.stop();
       await arkProxy.stop();
       await ark.stop();
       lightning.close();

@@ -100,6 +100,7 @@ describe("devnet: simulated Lightning network", function () {
       expect(ready.lightning).to.deep.equal({
         control: `${devnet.controlUrl}/ln`, network: "regtest", payee_node_id: toHex(devnet.lightning.payeeNodeId),
         offers_control: `${devnet.controlUrl}/ln-offers`, lnurl_domain: "lnurl.devnet", lnurl_base_url: `${devnet.controlUrl}/lnurl`,
+        lnurl_https_url: devnet.lnurlHttpsUrl, lnurl_ca_file: devnet.lnurlCaFile,
       });
       const call = async (method: string, path: string, body?: unknown) => {
         const r = await fetch(`${devnet.lnControlUrl}${path}`, { method, ...(body !== undefined ? { headers: { "content-type": "application/json" }, body: JSON.stringify(body) } : {}) });
