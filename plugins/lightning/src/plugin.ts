@@ -5,7 +5,7 @@ import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-hi
 import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletSettingsService } from "@tender/plugin-wallet";
 import type { LightningRailSource } from "./lightning-rail.js";
 import { LightningSender } from "./lightning-sender.js";
-import { claimSendKinds, lnurlHostOverrides } from "./send-claims.js";
+import { claimSendKinds, lnurlSettings } from "./send-claims.js";
 import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS } from "./paid-invoice-row.js";
 import { lightningSendAction } from "./send-action.js";
 import { sendRoutes } from "./send-routes.js";
@@ -62,7 +62,7 @@ export const lightningPlugin = definePlugin({
       settings: await settings.get(), network: (await walletKeys.get()).network,
       tipHeight: async () => (await (await chain.get()).getTip()).height,
     });
-    const sender = new LightningSender(rail, engine, lnurlHostOverrides(ctx.pluginConfig));
+    const sender = new LightningSender(rail, engine, lnurlSettings(ctx.pluginConfig));
     engine.define(lightningSendAction(rail));
 
     const send = ctx.get(SendDestinationsService);
