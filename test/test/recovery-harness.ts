@@ -53,7 +53,8 @@ export async function boardAmounts(d: Daemon, devnet: DevnetWithArk, amounts: re
 export async function deleteAndCreate(d: Daemon, body: Record<string, unknown>): Promise<void> {
   const { fingerprint } = await ok<{ fingerprint: string }>(d, "GET", "/api/v1/wallet");
   expect(await ok(d, "DELETE", "/api/v1/wallet", { dangerous: true, fingerprint })).to.deep.equal({ deleted: true, message: "Wallet deleted" });
-  expect(await ok(d, "POST", "/api/v1/wallet/create", body)).to.deep.equal({ fingerprint });
+  // a recovery that hands exited VTXOs to the exits rail records their movement: the answer then names it too
+  expect((await ok<{ fingerprint: string }>(d, "POST", "/api/v1/wallet/create", body)).fingerprint).to.equal(fingerprint);
 }
 
 /** What a wallet holds, comparable across wallets: id, amount and state of each VTXO, by id. */
