@@ -114,8 +114,12 @@ describe("durable event log (tender extension), end to end", function () {
     expect(after[before.length]!.payload.movement.id).to.equal(c);
   });
 
-  it("answers a malformed cursor or limit with a plain 400, and requires the token", async () => {
-    for (const q of ["?after=abc", "?after=-1", "?limit=0", "?limit=1001"]) {
+  it("answers a malformed cursor or limit with a plain 400, caps limit at 1000, and requires the token", async () => {
+    const zero = await events(d, "?limit=0");
+    expect(zero).to.deep.equal({ events: [], next_cursor: "0", has_more: true });
+    expect((await events(d, "?limit=5000")).events.length).to.be.greaterThan(0);
+    expect(await events(d, `?after=${2n ** 64n - 1n}`)).to.deep.equal({ events: [], next_cursor: String(2n ** 63n - 1n), has_more: false });
+    for (const q of ["?after=abc", "?after=-1", "?after=", "?limit=x", `?after=${2n ** 64n}`]) {
       const r = await d.api("GET", `/api/v1/events${q}`);
       expect(r.status, q).to.equal(400);
       expect(r.headers.get("content-type"), q).to.match(/^text\/plain/);

@@ -1,4 +1,4 @@
-import { InternalServerError, UnprocessableEntityError, WalletSession, z, type RouteDefinition } from "@tender/core";
+import { InternalServerError, UnprocessableEntityError, WalletSession, u64String, z, type RouteDefinition } from "@tender/core";
 import type { EventLogReader, LoggedEvent } from "@tender/plugin-events";
 import type { NotificationBuffer } from "./notification-buffer.js";
 import type { TicketStore } from "./tickets.js";
@@ -30,7 +30,8 @@ const WaitQuerySchema = z.object({
     .openapi({ description: "RFC 3339 date-time; only notifications strictly later are returned", format: "date-time" }),
 });
 
-const AfterSchema = z.string().regex(/^(0|[1-9][0-9]{0,18})$/, "a cursor is a non-negative decimal integer").optional().openapi({
+const AfterSchema = u64String().optional().openapi({
+  type: "integer", format: "int64", minimum: 0,
   description: "tender extension: an event-log cursor; returns the notifications logged after it (across restarts), " +
     "at once when there are any, otherwise waits for the next. Takes precedence over `since`.",
 });
@@ -105,16 +106,18 @@ export function notificationRoutes(
         500: e500,
       },
       handler: async ({ query }) => {
-        const after = (query as { after?: string }).after;
+        const asked = (query as { after?: bigint }).after;
+        // cursors beyond the largest a log can hold (a PostgreSQL bigint) read as that one
+        const after = asked === undefined ? undefined : asked > 2n ** 63n - 1n ? 2n ** 63n - 1n : asked;
         if (log && after !== undefined) {
           if (!session.isLoaded) throw new UnprocessableEntityError("No wallet set");
-          const events = await waitForLogged(log, BigInt(after), waitTimeoutMs);
+          const events = await waitForLogged(log, after, waitTimeoutMs);
           if (!session.isLoaded) throw new UnprocessableEntityError("No wallet set");
           const last = events[events.length - 1];
           return {
             notifications: events.map((e) => e.payload),
             last_pushed_at: last ? formatRfc3339Utc(Date.parse(last.time) * 1000) : null,
-            last_cursor: last ? last.cursor : after,
+            last_cursor: last ? last.cursor : String(after),
           };
         }
         const since = query.since === undefined ? undefined : parseRfc3339(query.since);

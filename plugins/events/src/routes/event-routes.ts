@@ -1,6 +1,6 @@
 import type { RouteDefinition } from "@tender/core";
 import type { EventLog } from "../log/event-log.js";
-import { EventPageSchema, EventsQuerySchema, e400, e500 } from "./schemas.js";
+import { EventPageSchema, EventsQuerySchema, clampCursor, e400, e500, pageLimit } from "./schemas.js";
 
 /** `GET /api/v1/events`: replays the log after a cursor. */
 export function eventRoutes(log: EventLog): RouteDefinition[] {
@@ -11,8 +11,8 @@ export function eventRoutes(log: EventLog): RouteDefinition[] {
     query: EventsQuerySchema,
     responses: { 200: { description: "Events after `after`, oldest first", schema: EventPageSchema }, 400: e400, 500: e500 },
     handler: async ({ query }) => {
-      const after = BigInt(query.after ?? "0");
-      const limit = Number(query.limit ?? "100");
+      const after = clampCursor(query.after);
+      const limit = pageLimit(query.limit);
       const rows = await log.read(after, limit + 1);
       const events = rows.slice(0, limit);
       return { events, next_cursor: events.length ? events[events.length - 1]!.cursor : String(after), has_more: rows.length > limit };

@@ -1,4 +1,4 @@
-import { z } from "@tender/core";
+import { u32String, u64String, z } from "@tender/core";
 import { EVENT_TYPES } from "../webhooks/webhook-json.js";
 
 export const ErrorSchema = z.object({ message: z.string() });
@@ -6,7 +6,6 @@ export const e400 = { description: "Invalid request", schema: ErrorSchema.openap
 export const e404 = { description: "Not found", schema: z.object({ resources: z.array(z.string()), message: z.string() }).openapi("NotFoundError") };
 export const e500 = { description: "Internal server error", schema: ErrorSchema.openapi("InternalServerError") };
 
-const CursorText = z.string().regex(/^(0|[1-9][0-9]{0,18})$/, "a cursor is a non-negative decimal integer");
 
 export const LoggedEventSchema = z.object({
   cursor: z.string().openapi({ description: "Position in the log (decimal); pass it as `after` to read what follows" }),
@@ -21,11 +20,23 @@ export const EventPageSchema = z.object({
   has_more: z.boolean().openapi({ description: "More events follow beyond `limit`" }),
 }).openapi("EventPage");
 
+/** Documented as what they are: unsigned integers (the query text is parsed as one). */
+const u64Doc = { type: "integer", format: "int64", minimum: 0 } as const;
+const u32Doc = { type: "integer", format: "int32", minimum: 0 } as const;
+
 export const EventsQuerySchema = z.object({
-  after: CursorText.optional().openapi({ description: "Only events with a greater cursor (default 0: from the oldest kept)" }),
-  limit: z.string().regex(/^[1-9][0-9]{0,3}$/, "limit is 1 to 1000").refine((s) => Number(s) <= 1000, "limit is 1 to 1000").optional()
-    .openapi({ description: "At most this many events (1–1000, default 100)" }),
+  after: u64String().optional().openapi({ ...u64Doc, description: "Only events with a greater cursor (default 0: from the oldest kept)" }),
+  limit: u32String().optional().openapi({ ...u32Doc, description: "At most this many events (default 100; more than 1000 counts as 1000)" }),
 });
+
+/** The page size asked for: default 100, at most 1000. */
+export const pageLimit = (limit: number | undefined) => Math.min(limit ?? 100, 1000);
+
+/** Cursors beyond the largest a log can hold read as that largest one (a PostgreSQL bigint). */
+export const clampCursor = (after: bigint | undefined) => {
+  const max = 2n ** 63n - 1n;
+  return after === undefined ? 0n : after > max ? max : after;
+};
 
 const EventTypeSchema = z.enum(EVENT_TYPES);
 
@@ -70,7 +81,7 @@ export const DeliverySchema = z.object({
 }).openapi("WebhookDelivery");
 
 export const WebhookIdParams = z.object({ id: z.string() });
-export const DeliveryParams = z.object({ id: z.string(), delivery_id: z.string().regex(/^[1-9][0-9]{0,9}$/, "a delivery id is a positive integer") });
+export const DeliveryParams = z.object({ id: z.string(), delivery_id: u32String().openapi(u32Doc) });
 export const DeliveriesQuerySchema = z.object({
   status: z.enum(["pending", "delivered", "failed"]).optional(),
   limit: EventsQuerySchema.shape.limit,

@@ -3,7 +3,7 @@ import type { DeliveryWorker } from "../webhooks/delivery-worker.js";
 import { deliveryJson, webhookJson } from "../webhooks/webhook-json.js";
 import type { WebhookStore } from "../webhooks/webhook-store.js";
 import {
-  CreateWebhookSchema, CreatedWebhookSchema, DeliveriesQuerySchema, DeliveryParams, DeliverySchema, WebhookIdParams, WebhookSchema, e400, e404, e500,
+  pageLimit, CreateWebhookSchema, CreatedWebhookSchema, DeliveriesQuerySchema, DeliveryParams, DeliverySchema, WebhookIdParams, WebhookSchema, e400, e404, e500,
 } from "./schemas.js";
 
 const notFound = (what: string, id: string) => new NotFoundError(`not found [resources=${id}]: ${what} not found`, [id]);
@@ -83,7 +83,7 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       responses: { 200: { description: "Deliveries", schema: z.array(DeliverySchema) }, 400: e400, 404: e404, 500: e500 },
       handler: async ({ params, query }) => {
         await hook(params.id);
-        return (await store.deliveries(params.id, Number(query.limit ?? "100"), query.status)).map(deliveryJson);
+        return (await store.deliveries(params.id, pageLimit(query.limit), query.status)).map(deliveryJson);
       },
     },
     {
@@ -96,10 +96,10 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       },
       handler: async ({ params }) => {
         await hook(params.id);
-        const d = await store.delivery(params.id, Number(params.delivery_id));
-        if (!d) throw notFound("delivery", params.delivery_id);
+        const d = await store.delivery(params.id, params.delivery_id);
+        if (!d) throw notFound("delivery", String(params.delivery_id));
         const after = await worker.attempt(d, true);
-        if (!after) throw notFound("delivery", params.delivery_id);
+        if (!after) throw notFound("delivery", String(params.delivery_id));
         return deliveryJson(after);
       },
     },
