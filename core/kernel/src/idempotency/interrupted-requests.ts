@@ -11,7 +11,7 @@ const json = (status: number, body: Record<string, unknown>, movementId: number 
   status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(body), "utf8"), movementId,
 });
 
-const PAYMENT_OPERATIONS = new Set(["send", "pay"]);
+const PAYMENT_MESSAGES: Record<string, string> = { send: "Payment sent successfully", pay: "Payment initiated successfully" };
 
 const asMovementId = (v: unknown): number | undefined => (typeof v === "number" && Number.isInteger(v) && v > 0 ? v : undefined);
 
@@ -51,8 +51,8 @@ export async function resolveInterrupted(record: IdempotencyRecord, store: Idemp
   return {
     pending: false,
     answer: json(200, {
-      // barkd's payment answers (`send`, `pay`) carry this message; other operations say what happened
-      message: PAYMENT_OPERATIONS.has(record.operationId) ? "Payment sent successfully" : "completed; the answer was rebuilt from the actions the request started",
+      // barkd's payment answers carry these messages; other operations say what happened
+      message: PAYMENT_MESSAGES[record.operationId] ?? "completed; the answer was rebuilt from the actions the request started",
       ...(paymentHash ? { payment_hash: paymentHash } : {}),
       ...(movementId ? { movement_id: movementId } : {}),
     }, movementId),
