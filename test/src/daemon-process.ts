@@ -61,8 +61,8 @@ export interface Daemon {
   kill9(): Promise<void>;
 }
 
-/** Starts `tenderd` on a port the OS picks and waits for "Server starting on", which reports it. */
-export async function startDaemon(opts: { datadir?: string; args?: string[]; env?: NodeJS.ProcessEnv; config?: object; readToken?: boolean } = {}): Promise<Daemon> {
+/** Starts `tenderd` on a port the OS picks and waits for "Server starting on" (up to `startTimeoutMs`, default 20 s), which reports it. */
+export async function startDaemon(opts: { datadir?: string; args?: string[]; env?: NodeJS.ProcessEnv; config?: object; readToken?: boolean; startTimeoutMs?: number } = {}): Promise<Daemon> {
   const datadir = opts.datadir ?? tempDatadir();
   const args = ["--datadir", datadir, "--port", "0", ...(opts.args ?? [])];
   if (opts.config) {
@@ -74,7 +74,7 @@ export async function startDaemon(opts: { datadir?: string; args?: string[]; env
   let err = "";
   proc.stdout!.on("data", () => undefined);
   const port = await new Promise<number>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`tenderd did not start:\n${err}`)), 20_000);
+    const t = setTimeout(() => reject(new Error(`tenderd did not start:\n${err}`)), opts.startTimeoutMs ?? 20_000);
     proc.stderr!.on("data", (d: Buffer) => {
       err += d.toString();
       const listening = /Server starting on http:\/\/[^\s]+:(\d+)/.exec(err);
