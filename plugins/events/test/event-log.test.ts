@@ -1,5 +1,8 @@
 import { expect } from "chai";
-import { Database, EventBus, WalletNotificationRaised, silentLogger, type WalletNotification } from "@tender/core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database, type DatabaseLocation, EventBus, WalletNotificationRaised, silentLogger, type WalletNotification } from "@tender/core";
 import { MovementRecord, MovementStore, PaymentMethodParsers, movementMigration } from "@tender/plugin-history";
 import { EventLog } from "../src/log/event-log.js";
 import { EventRecord, EVENTS_ENTITIES } from "../src/persistence/records.js";
@@ -7,15 +10,29 @@ import { eventsMigration } from "../src/persistence/migrations.js";
 
 const movement = { subsystem: { name: "test", kind: "receive" }, intendedBalanceSat: 1000, effectiveBalanceSat: 1000 };
 
-describe("event log", () => {
+const dir = mkdtempSync(join(tmpdir(), "tender-events-"));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+function logSuite(name: string, location: () => DatabaseLocation | undefined): void {
+describe(`event log (${name})`, () => {
+  let loc: DatabaseLocation;
   let db: Database;
   let log: EventLog;
   let store: MovementStore;
   let clock = 1_700_000_000_000;
   const seen: WalletNotification[] = [];
+  let n = 0;
+  before(function () {
+    const l = location();
+    if (!l) {
+      console.log(`    ${name} event log suite skipped: TENDER_TEST_PG_URL is not set`);
+      this.skip();
+    }
+    loc = l!;
+  });
   beforeEach(async () => {
     db = new Database({ entities: [MovementRecord, ...EVENTS_ENTITIES], migrations: [movementMigration, eventsMigration] }, silentLogger);
-    await db.open({ dialect: "sqlite", path: ":memory:" });
+    await db.open(loc.dialect === "sqlite" ? { dialect: "sqlite", path: join(dir, `db-${n++}.sqlite`) } : { ...loc, schema: `${loc.schema}_${n++}` });
     const bus = new EventBus(silentLogger);
     log = new EventLog(db, silentLogger, () => clock);
     store = new MovementStore(db, bus, new PaymentMethodParsers());
@@ -24,7 +41,7 @@ describe("event log", () => {
   });
   afterEach(async () => {
     await log.idle();
-    await db.close();
+    await db.destroy();
   });
 
   it("records a movement's notification in the movement's transaction, visible once sequenced, with increasing cursors", async () => {
@@ -91,4 +108,35 @@ describe("event log", () => {
     await log.idle();
     expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["2", "3"]);
   });
+
+  if (name === "PostgreSQL") {
+    it("gives cursors in the order rows became visible, not in the order of their ids (concurrent transactions)", async () => {
+      let release!: () => void;
+      const held = new Promise<void>((r) => (release = r));
+      let journaled!: () => void;
+      const firstWritten = new Promise<void>((r) => (journaled = r));
+      // transaction A writes its row first (the lower id) but commits last
+      const a = db.transaction(async () => {
+        await log.journal({ type: "movement-created", movement: { id: 1 } });
+        journaled();
+        await held;
+      });
+      await firstWritten;
+      await db.transaction(() => log.journal({ type: "movement-created", movement: { id: 2 } }));
+      const seen = await log.sequence();
+      expect(seen.map((e) => [e.cursor, (e.payload as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["1", 2]]);
+      release();
+      await a;
+      await log.sequence();
+      const after1 = await log.read(1n, 10);
+      expect(after1.map((e) => [e.cursor, (e.payload as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["2", 1]]);
+    });
+  }
+});
+}
+
+logSuite("SQLite", () => ({ dialect: "sqlite", path: "" }));
+logSuite("PostgreSQL", () => {
+  const url = process.env.TENDER_TEST_PG_URL;
+  return url ? { dialect: "postgresql", url, schema: `events_${process.pid}_${Date.now()}` } : undefined;
 });
