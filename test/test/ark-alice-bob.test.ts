@@ -45,8 +45,9 @@ describe("Alice and Bob on one devnet: fund, board, pay, receive, pay back (issu
 
     // Alice pays Bob's Ark address; Bob receives through his mailbox.
     const { address: bobAddress } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
-    const sent = await ok<{ message: string }>(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 120_000 });
+    const { movement_id: sentMovement, ...sent } = await ok<{ message: string; movement_id: number }>(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 120_000 });
     expect(sent).to.deep.equal({ message: "Payment sent successfully" });
+    expect(sentMovement, "tender names the payment's movement").to.be.a("number");
     expect(await spendable(alice)).to.equal(board.amount_sat - 120_000);
     await until("Bob received", async () => ((await spendable(bob)) === 120_000 ? true : undefined), 30_000);
     const bobVtxos = await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos");

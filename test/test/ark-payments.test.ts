@@ -73,7 +73,9 @@ describe("Ark payments between two daemons on the devnet (wallet routes, arkoor 
 
     const { address: bobAddress } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
     const since = (await ok<{ last_pushed_at: string | null }>(alice, "GET", "/api/v1/notifications/wait")).last_pushed_at;
-    expect(await ok(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 30_000 })).to.deep.equal({ message: "Payment sent successfully" });
+    const { movement_id: sentMovement, ...sent } = await ok<{ message: string; movement_id: number }>(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 30_000 });
+    expect(sent).to.deep.equal({ message: "Payment sent successfully" });
+    expect(sentMovement, "tender names the payment's movement").to.be.a("number");
 
     // Alice: the input is spent, the change (70 000 > 30 000) split in two pieces
     const aliceVtxos = await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos");

@@ -128,7 +128,9 @@ describe("the Ark flow on a real Bitcoin Core: the reference server and two daem
     // Alice pays Bob's Ark address; Bob receives through his mailbox
     await ok(bob, "POST", "/api/v1/wallet/create", await createBody(BOB_MNEMONIC));
     const { address: bobAddress } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
-    expect(await ok<{ message: string }>(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 120_000 })).to.deep.equal({ message: "Payment sent successfully" });
+    const { movement_id: sentMovement, ...sent } = await ok<{ message: string; movement_id: number }>(alice, "POST", "/api/v1/wallet/send", { destination: bobAddress, amount_sat: 120_000 });
+    expect(sent).to.deep.equal({ message: "Payment sent successfully" });
+    expect(sentMovement, "tender names the payment's movement").to.be.a("number");
     expect(await spendable(alice)).to.equal(board.amount_sat - 120_000);
     await until("Bob received", async () => ((await spendable(bob)) === 120_000 ? true : undefined), 30_000);
     expect((await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos")).map((v) => [v.amount_sat, v.state.type])).to.deep.equal([[120_000, "spendable"]]);

@@ -68,8 +68,9 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
     expect(fee.net_amount_sat).to.equal(20_000);
     expect(fee.gross_amount_sat).to.equal(20_000 + fee.fee_sat);
     const inv = devnet.lightning.createInvoice({ amountSat: 20_000n, description: "coffee" });
-    const paid = await okChecked<{ message: string; payment_hash: string }>("POST", "/api/v1/lightning/pay", { destination: inv.invoice });
+    const { movement_id: paidMovement, ...paid } = await okChecked<{ message: string; payment_hash: string; movement_id: number }>("POST", "/api/v1/lightning/pay", { destination: inv.invoice });
     expect(paid).to.deep.equal({ message: "Payment initiated successfully", payment_hash: inv.paymentHash });
+    expect(paidMovement, "tender names the payment's movement").to.be.a("number");
     const done = await until("paid", async () => { const s = await status(inv.paymentHash); return s.state === "paid" ? s : undefined; });
     expect(done.invoice).to.equal(null);
     expect(createHash("sha256").update(Buffer.from(done.preimage!, "hex")).digest("hex")).to.equal(inv.paymentHash);
