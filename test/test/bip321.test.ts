@@ -29,6 +29,42 @@ function decodeQr(dataUri: string): string {
   return code.data;
 }
 
+/**
+ * Decodes an SVG data URI's QR symbol back to its text: the dark modules of its stroke path
+ * (`M x y.5 h n`, `m dx dy h n`, one row of modules per y) are drawn into a bitmap, 8 pixels per
+ * module, which the same independent decoder reads.
+ */
+function decodeSvgQr(dataUri: string): string {
+  const prefix = "data:image/svg+xml;base64,";
+  expect(dataUri.startsWith(prefix), dataUri.slice(0, 40)).to.equal(true);
+  const svg = Buffer.from(dataUri.slice(prefix.length), "base64").toString("utf8");
+  const size = Number(/viewBox="0 0 (\d+) \d+"/.exec(svg)?.[1]);
+  const path = /<path[^>]*stroke="[^"]*"[^>]*d="([^"]+)"/.exec(svg)?.[1];
+  if (!size || !path) throw new Error("not a QR SVG");
+  const dark: boolean[][] = Array.from({ length: size }, () => new Array<boolean>(size).fill(false));
+  let x = 0;
+  let y = 0;
+  for (const [, cmd, a, b] of path.matchAll(/([MmHhVv])\s*(-?[\d.]+)(?:[ ,](-?[\d.]+))?/g)) {
+    const n = Number(a);
+    if (cmd === "M") [x, y] = [n, Number(b)];
+    else if (cmd === "m") [x, y] = [x + n, y + Number(b)];
+    else if (cmd === "h") {
+      for (let i = 0; i < n; i++) dark[Math.floor(y)]![x + i] = true;
+      x += n;
+    } else throw new Error(`unexpected path command ${cmd}`);
+  }
+  const scale = 8;
+  const px = size * scale;
+  const rgba = new Uint8ClampedArray(px * px * 4);
+  for (let i = 0; i < px * px; i++) {
+    const v = dark[Math.floor(Math.floor(i / px) / scale)]![Math.floor((i % px) / scale)] ? 0 : 255;
+    rgba.set([v, v, v, 255], i * 4);
+  }
+  const code = jsQR(rgba, px, px);
+  if (!code) throw new Error("no QR code found in the SVG");
+  return code.data;
+}
+
 describe("BIP-321 payment URIs over HTTP (POST /api/v1/wallet/bip321)", function () {
   this.timeout(120_000);
   let d: Daemon;
@@ -114,7 +150,7 @@ describe("BIP-321 payment URIs over HTTP (POST /api/v1/wallet/bip321)", function
     expect(notJson.status).to.equal(400);
   });
 
-  it("the QR route answers the URI and a PNG that decodes back to exactly it", async () => {
+  it("the QR route answers the URI with a PNG and an SVG image that decode back to exactly it (jsQR)", async () => {
     const r = await post({ amount_sat: 5_000, onchain: true, label: "Shop" }, "", "/api/v1/wallet/bip321/qr");
     expect(r.status, r.text).to.equal(200);
     const b = r.json as Bip321;
@@ -123,9 +159,24 @@ describe("BIP-321 payment URIs over HTTP (POST /api/v1/wallet/bip321)", function
     const upper = (await post({ onchain: true }, "?uppercase=true&format=png", "/api/v1/wallet/bip321/qr")).json as Bip321;
     expect(upper.bip321.startsWith("BITCOIN:?TB=")).to.equal(true);
     expect(decodeQr(upper.qr!)).to.equal(upper.bip321);
-    const svg = (await post({}, "?format=svg", "/api/v1/wallet/bip321/qr")).json as Bip321;
-    expect(svg.qr!.startsWith("data:image/svg+xml;base64,")).to.equal(true);
+    const svg = (await post({ amount_sat: 1_234 }, "?format=svg", "/api/v1/wallet/bip321/qr")).json as Bip321;
+    expect(decodeSvgQr(svg.qr!)).to.equal(svg.bip321);
     expect((await post({}, "?format=gif", "/api/v1/wallet/bip321/qr")).status).to.equal(400);
+  });
+
+  it("the QR route is documented in the served OpenAPI document as tender's extension, with its format parameter and qr field", async () => {
+    const doc = (await d.api("GET", "/api-docs/openapi.json", { token: null })).json as {
+      paths: Record<string, Record<string, { operationId: string; description?: string; parameters?: { name: string; in: string; schema: { enum?: string[] } }[] }>>;
+      components: { schemas: Record<string, { properties: Record<string, unknown>; required?: string[] }> };
+    };
+    const op = doc.paths["/api/v1/wallet/bip321/qr"]?.post;
+    expect(op?.operationId).to.equal("bip321_qr");
+    expect(op?.description).to.contain("tender's extension");
+    const format = op?.parameters?.find((p) => p.name === "format");
+    expect(format?.in).to.equal("query");
+    expect(format?.schema.enum).to.deep.equal(["png", "svg"]);
+    expect(op?.parameters?.map((p) => p.name)).to.include("uppercase");
+    expect(doc.components.schemas.Bip321QrResponse?.required).to.include.members(["bip321", "qr"]);
   });
 });
 

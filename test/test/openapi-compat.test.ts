@@ -20,6 +20,7 @@ const TENDER_EXTENSIONS: Record<string, string> = {
   "post /api/v1/webhooks/{id}/enable": "enable_webhook",
   "get /api/v1/webhooks/{id}/deliveries": "list_webhook_deliveries",
   "post /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver": "redeliver_webhook_delivery",
+  "post /api/v1/wallet/bip321/qr": "bip321_qr",
 };
 
 describe("OpenAPI document compared with barkd's", function () {

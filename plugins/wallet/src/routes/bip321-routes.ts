@@ -45,18 +45,26 @@ export function bip321Routes(contributors: Bip321Contributors, session: WalletSe
   const network = () => (session.current?.network ?? "regtest") as Network;
   return [
     {
-      method: "post", path: "/api/v1/wallet/bip321", operationId: "bip321_uri", tag: "wallet", requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/bip321", scope: "receive", operationId: "bip321_uri", tag: "wallet", requiresWallet: true,
       summary: "Build a BIP 321 payment URI",
       query: z.object({ uppercase: queryBool().optional() }), body: Bip321UriRequestSchema,
       responses: { 200: { description: "Returns the BIP 321 URI and its destinations", schema: Bip321UriResponseSchema }, 400: e400, 500: e500 },
       handler: async ({ query, body }) => buildBip321(contributors, network(), ask(body, query.uppercase)),
     },
     {
-      method: "post", path: "/api/v1/wallet/bip321/qr", operationId: "bip321_qr", tag: "wallet", requiresWallet: true,
-      // a tender extension: kept out of the served document, which lists barkd's operations only
-      undocumented: true,
-      summary: "Build a BIP 321 payment URI with its QR image (tender)",
-      query: z.object({ uppercase: queryBool().optional(), format: z.enum(QR_FORMATS).optional() }), body: Bip321UriRequestSchema,
+      method: "post", path: "/api/v1/wallet/bip321/qr", scope: "receive", operationId: "bip321_qr", tag: "wallet", requiresWallet: true,
+      // a tender extension, documented in the served OpenAPI document (barkd has no such operation)
+      summary: "Build a BIP 321 payment URI with its QR image (tender extension)",
+      description:
+        "tender's extension of `POST /api/v1/wallet/bip321`: the same query (`uppercase`) and body, the same URI and destinations, " +
+        "plus `qr`, the QR image of the URI as a data URI (`format=png`, the default, or `format=svg`), so a point-of-sale page can " +
+        "show it without a QR library of its own. An upper-cased URI is encoded in the QR alphanumeric mode (a smaller symbol). " +
+        "The same 400 and 500 answers as `bip321`; an unknown `format` is a 400.",
+      query: z.object({
+        uppercase: queryBool().optional(),
+        format: z.enum(QR_FORMATS).optional().openapi({ description: "Image format of `qr`: `png` (default) or `svg`" }),
+      }),
+      body: Bip321UriRequestSchema,
       responses: { 200: { description: "The BIP 321 URI, its destinations and its QR image", schema: Bip321QrResponseSchema }, 400: e400, 500: e500 },
       handler: async ({ query, body }) => {
         const answer = await buildBip321(contributors, network(), ask(body, query.uppercase));
