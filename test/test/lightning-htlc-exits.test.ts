@@ -14,7 +14,7 @@
  */
 import { expect } from "chai";
 import { decodeVtxo } from "@tender/ark-protocol";
-import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { cleanup, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import { ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, boardToDaemon, createBody, startArkDevnet } from "./ark-harness.js";
 import { fundOnchain, liveExits, ok, progressUntilClaimable, until, type Balance, type DevnetWithArk, type ExitStatus, type Movement } from "./exits-harness.js";
 
@@ -32,6 +32,8 @@ const CONFIG = {
     exits: { progressIntervalMs: 3_600_000 },
   },
 };
+/** A fourth BIP-39 vector, for the crash case's own wallet. */
+const DAVE_MNEMONIC = "zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo zoo wrong";
 /** The wallet's refresh threshold in these tests (not the regtest default, so the setting is what counts). */
 const THRESHOLD = 30;
 /** Longer than the send's retry (3 s) and the receive's first back-offs: a step that was due has run. */
@@ -59,8 +61,8 @@ describe("unilateral exits of Lightning HTLC VTXOs the Ark server refuses to rev
     return (await r.json()) as Record<string, unknown>;
   }
   /** A wallet with `ark` sats boarded and confirmed on-chain coins for the CPFP children (several: sibling packages go out in one pass). */
-  async function wallet(mnemonic: string, ark: bigint): Promise<Daemon> {
-    const d = await startDaemon({ config: CONFIG, env: { TENDER_VTXO_REFRESH_EXPIRY_THRESHOLD: String(THRESHOLD) } });
+  async function wallet(mnemonic: string, ark: bigint, opts: { datadir?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Daemon> {
+    const d = await startDaemon({ config: CONFIG, ...(opts.datadir ? { datadir: opts.datadir } : {}), env: { TENDER_VTXO_REFRESH_EXPIRY_THRESHOLD: String(THRESHOLD), ...opts.env } });
     daemons.push(d);
     await ok(d, "POST", "/api/v1/wallet/create", createBody(devnet, mnemonic));
     await fundOnchain(d, devnet, [100_000n, 100_000n, 100_000n, 100_000n]);
@@ -202,6 +204,36 @@ describe("unilateral exits of Lightning HTLC VTXOs the Ark server refuses to rev
     expect(b.pending_lightning_send_sat).to.equal(0);
     expect(b.pending_exit_sat).to.equal(0);
     devnet.lightning.cancelHold(inv.paymentHash);
+  });
+
+  it("killed right after the HTLC's exit was recorded (the hand-over step not yet done), the restarted daemon resumes: one exit, claimed once, the send failed once", async () => {
+    const datadir = tempDatadir();
+    const first = await wallet(DAVE_MNEMONIC, 100_000n, { datadir, env: { TENDER_FAULT_INJECT: "exit-start:recorded" } });
+    await settings({ refused_calls: ["RequestLightningPayHtlcRevocation"] });
+    const { htlc_send_expiry_delta: delta } = await ok<{ htlc_send_expiry_delta: number }>(first, "GET", "/api/v1/wallet/ark-info");
+    const inv = devnet.lightning.createInvoice({ amountSat: 20_000n, kind: "unroutable" });
+    const tip = devnet.node.tipHeight();
+    await first.api("POST", "/api/v1/lightning/pay", { body: { destination: inv.invoice } });
+    await until("revocation-stuck", async () => ((await ok<SendInfo>(first, "GET", `/api/v1/lightning/sends/${inv.paymentHash}`)).state === "revocation-stuck" ? true : undefined), 30_000);
+    mineTo(tip + delta - THRESHOLD + 1);
+    await until("the daemon killed at the fault point", async () => (first.proc.signalCode === "SIGKILL" ? true : undefined), 30_000);
+    expect(first.stderr()).to.contain("fault point exit-start:recorded fired");
+
+    const second = await startDaemon({ config: CONFIG, datadir, env: { TENDER_VTXO_REFRESH_EXPIRY_THRESHOLD: String(THRESHOLD) } });
+    daemons.push(second);
+    await until("the hand-over resumed", async () => {
+      const [m] = await movementsOf(second, "bark.lightning_send", inv.paymentHash);
+      return m!.exited_vtxos.length > 0 ? true : undefined;
+    }, 30_000);
+    const { htlcIds, total } = await sendHandedOver(second, inv.paymentHash);
+    expect((await liveExits(second)).map((e) => e.vtxo_id)).to.deep.equal(htlcIds);
+    await claimToWallet(second, htlcIds, total);
+    const [m] = await until("the send recorded", async () => {
+      const ms = await movementsOf(second, "bark.lightning_send", inv.paymentHash);
+      return ms[0]!.status !== "pending" ? ms : undefined;
+    }, 30_000);
+    expect(m).to.deep.include({ status: "failed", effective_balance_sat: 0 });
+    expect(await movementsOf(second, "bark.lightning_send", inv.paymentHash)).to.have.length(1);
   });
 
   it("a receive whose claim the server refuses after the preimage was revealed: retried while there is time, then the HTLC-recv VTXOs go out on chain and are claimed with the preimage; the receive ends settled, the money on chain once", async () => {
