@@ -156,11 +156,15 @@ export class LightningReceiver {
     if (s.phase !== "awaiting-payment") throw new InternalServerError("Failed to cancel lightning receive: cannot cancel: preimage has already been revealed");
   }
 
-  /** Sats in granted HTLC-recv VTXOs not yet claimed into a spendable VTXO (`claimable_lightning_receive_sat`). */
+  /**
+   * Sats in granted HTLC-recv VTXOs not yet claimed (`claimable_lightning_receive_sat`): as barkd,
+   * the HTLCs of every receive in `htlcs-ready` or `preimage-revealed`, a receive-for-address's
+   * too; not once its claimed VTXO is being delivered to the other wallet.
+   */
   async claimableSat(): Promise<bigint> {
     let sum = 0n;
     for (const a of await this.engine.unfinished<LightningReceiveState>(LIGHTNING_RECEIVE_ACTION)) {
-      if (a.state.movementId === null || a.state.claimAddress !== null) continue;
+      if (a.state.movementId === null || (a.state.phase !== "htlcs-ready" && a.state.phase !== "preimage-revealed")) continue;
       const w = await this.rail();
       for (const v of await w.vtxos.lockedBy(a.id)) sum += v.amountSat;
     }

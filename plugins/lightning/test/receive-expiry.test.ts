@@ -26,7 +26,7 @@ const refusal = async (p: Promise<unknown>) => {
   throw new Error("expected a refusal");
 };
 
-describe("Lightning receive: the caller's invoice expiry (expiry_secs) and barkd's refusal texts (over fakes)", () => {
+describe("Lightning receive: the caller's invoice expiry (expiry_secs), barkd's refusal texts and records (over fakes)", () => {
   let db: Database;
   let server: Record<string, unknown>;
   let calls: string[];
@@ -177,6 +177,26 @@ describe("Lightning receive: the caller's invoice expiry (expiry_secs) and barkd
       expect(s.claimAddress).to.equal(address ?? null);
       expect(log.created[0]).to.deep.include({ intendedBalanceSat: 20_000, effectiveBalanceSat: 20_000 - Number(receiveFee(20_000n)), offchainFeeSat: Number(receiveFee(20_000n)) });
       expect(log.created[0]!.metadata).to.deep.equal({ payment_hash: s.paymentHash, htlc_vtxos: granted.get(s.paymentHash)!.map(vtxoIdString), payment_preimage: s.preimage });
+      engine.rows.clear();
+      serverState = "created";
+    }
+  });
+
+  it("claimable_lightning_receive_sat counts held HTLCs as barkd: a receive-for-address's too, until its claimed VTXO is being delivered", async () => {
+    for (const address of [undefined, otherAddress()]) {
+      const { receiver, engine } = setup();
+      await receiver.createInvoice({ amountSat: 20_000n, address });
+      expect(await receiver.claimableSat(), "nothing before the payment").to.equal(0n);
+      serverState = "accepted";
+      const claim = engine["def"].steps.claim!;
+      engine["def"].steps.claim = async (st, ctx) => (st.phase === "htlcs-ready" ? { waitMs: 1, state: st } : claim(st, ctx));
+      await receiver.onIncoming(row(engine).state.paymentHash);
+      expect(row(engine).state.phase).to.equal("htlcs-ready");
+      expect(await receiver.claimableSat()).to.equal(20_000n - receiveFee(20_000n));
+      row(engine).state.phase = "preimage-revealed";
+      expect(await receiver.claimableSat()).to.equal(20_000n - receiveFee(20_000n));
+      row(engine).state.phase = "delivering";
+      expect(await receiver.claimableSat(), "being delivered").to.equal(0n);
       engine.rows.clear();
       serverState = "created";
     }
