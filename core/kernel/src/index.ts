@@ -45,3 +45,8 @@ export {
   pageQueryFields, pageRequest, wantsPage, compareKeys, encodeCursor, NEXT_CURSOR_HEADER, LINK_HEADER, MAX_PAGE_LIMIT, DEFAULT_PAGE_LIMIT,
   type PageKey, type PageOrder,
 } from "./http/pagination.js";
+export { spendingCap, SpendingCapService, CAP_WINDOW_MS } from "./access/spending-caps.js";
+export { ForbiddenError, effectiveScope } from "./access/access-control.js";
+export { ApiAccess } from "./access/api-access.js";
+export { API_SCOPES, SPEND_RAILS, scopeAllows, type ApiScope, type SpendRail, type SpendingCaps, type RailCap, type ApiKey, type Principal } from "./access/api-key.js";
+export { API_KEY_PREFIX, parseApiKey } from "./access/api-key-secret.js";

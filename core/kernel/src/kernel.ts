@@ -28,6 +28,8 @@ import { IdempotencyLink, IdempotencyRecord, idempotencyMigration } from "./idem
 import { documentIntegratorFeatures } from "./idempotency/openapi-integrator-docs.js";
 import type { ServiceRef } from "./services/service-ref.js";
 import { WalletScope } from "./services/wallet-scope.js";
+import { ApiAccess } from "./access/api-access.js";
+import { documentScopes } from "./access/openapi-scopes.js";
 
 /** What the kernel needs to boot. */
 export interface KernelOptions {
@@ -81,6 +83,8 @@ export class Kernel {
   actions!: ActionEngine;
   /** `Idempotency-Key` and the movement id of mutating answers. */
   idempotency!: IdempotencyLayer;
+  /** Scoped API keys, their audit log and spending caps. */
+  access!: ApiAccess;
 
   constructor(private readonly opts: KernelOptions) {
     this.events = new EventBus(opts.logger.child("events"));
@@ -116,6 +120,9 @@ export class Kernel {
     this.entities.push(IdempotencyRecord, IdempotencyLink);
     this.migrations.push(idempotencyMigration);
     this.idempotency = new IdempotencyLayer(this.database, this.actions, this.events, this.opts.logger.child("idempotency"));
+    this.entities.push(...ApiAccess.entities);
+    this.migrations.push(...ApiAccess.migrations);
+    this.access = new ApiAccess(this.database, this.opts.logger.child("access"));
     this.scheduler.add({ name: "kernel.idempotency-upkeep", intervalMs: 10 * 60_000, initialDelayMs: 30_000, run: async () => { await this.idempotency.upkeep(); } });
     const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
     // Resuming must not hold up wallet creation, but unloading the wallet (stop, delete) waits for it.
@@ -184,6 +191,7 @@ export class Kernel {
       }
       logger.debug(`registered ${plugin.name} ${plugin.version}`);
     }
+    for (const r of this.access.routes()) this.addRoute({ name: "kernel" } as TenderPlugin, r);
     this.addMetaRoutes();
     this.loaded = true;
   }
@@ -196,11 +204,11 @@ export class Kernel {
   /** The OpenAPI 3.1 document of every documented route. */
   openApi(): Record<string, unknown> {
     // Routes are fixed once loaded, so from then on the document is generated once.
-    const doc = this.openApiDoc ?? documentIntegratorFeatures(generateOpenApi(this.routes, {
+    const doc = this.openApiDoc ?? documentScopes(documentIntegratorFeatures(generateOpenApi(this.routes, {
       title: "barkd REST API",
       version: TENDER_VERSION,
       description: "tender: a barkd-compatible wallet daemon (Ark, Lightning, on-chain).",
-    }));
+    })), this.routes);
     if (this.loaded) this.openApiDoc = doc;
     return doc;
   }
@@ -216,7 +224,8 @@ export class Kernel {
       allowedOrigins: this.opts.config.allowedOrigins,
       allowedHosts: this.opts.config.allowedHosts ?? [],
       isWalletLoaded: () => this.wallet.isLoaded,
-      around: (route, req, res, run) => this.idempotency.intercept(route, req, res, run),
+      authorize: (route, req, res) => this.access.authorize(route, req, res, this.opts.authToken!),
+      around: (route, req, res, run) => this.idempotency.intercept(route, req, res, () => this.access.run(req, run)),
       logger: this.opts.logger.child("http"),
       mount: (a) => {
         // Swagger UI answers GET of its page and its real asset files only; anything else falls

@@ -19,13 +19,13 @@ const failure = { 500: { description: "Board refused or failed", schema: Message
 export function boardRoutes(boards: () => BoardService): RouteDefinition[] {
   return [
     {
-      method: "post", path: "/api/v1/boards/board-amount", operationId: "board_amount", tag: "boards", requiresWallet: true, body: BoardRequest,
+      method: "post", path: "/api/v1/boards/board-amount", scope: "send", operationId: "board_amount", tag: "boards", requiresWallet: true, body: BoardRequest,
       summary: "Board a specific amount",
       responses: { 200: { description: "Returns the board result", schema: PendingBoardInfoSchema }, ...failure },
       handler: async ({ body }) => boards().board(BigInt(body.amount_sat)),
     },
     {
-      method: "post", path: "/api/v1/boards/board-all", operationId: "board_all", tag: "boards", requiresWallet: true,
+      method: "post", path: "/api/v1/boards/board-all", scope: "send", operationId: "board_all", tag: "boards", requiresWallet: true,
       summary: "Board all on-chain bitcoin",
       responses: { 200: { description: "Returns the board result", schema: PendingBoardInfoSchema }, ...failure },
       handler: async () => boards().board("all"),

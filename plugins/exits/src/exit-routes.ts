@@ -70,7 +70,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
     byVtxo("/api/v1/exits/status/vtxo/{vtxo_id}", "get_exit_status_by_vtxo_id", false),
     byVtxo("/api/v1/exits/status/{vtxo_id}", "get_exit_status_by_vtxo_id_deprecated", true),
     {
-      method: "post", path: "/api/v1/exits/start/vtxos", operationId: "exit_start_vtxos", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/exits/start/vtxos", scope: "admin", operationId: "exit_start_vtxos", tag, requiresWallet: true,
       body: z.object({ vtxos: z.array(z.string()) }), summary: "Start exit for specific VTXOs",
       responses: { 200: { description: "Exit started successfully", schema: Message }, 400: e400, 404: e404, 500: e500 },
       handler: async ({ body }) => {
@@ -82,7 +82,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       },
     },
     {
-      method: "post", path: "/api/v1/exits/start/all", operationId: "exit_start_all", tag, requiresWallet: true, summary: "Start exit for all VTXOs",
+      method: "post", path: "/api/v1/exits/start/all", scope: "admin", operationId: "exit_start_all", tag, requiresWallet: true, summary: "Start exit for all VTXOs",
       responses: { 200: { description: "Exit started successfully", schema: Message }, 500: e500 },
       handler: async () => {
         await exits().start("all");
@@ -90,13 +90,13 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       },
     },
     {
-      method: "post", path: "/api/v1/exits/progress", operationId: "exit_progress", tag, requiresWallet: true, summary: "Progress exits",
+      method: "post", path: "/api/v1/exits/progress", scope: "admin", operationId: "exit_progress", tag, requiresWallet: true, summary: "Progress exits",
       body: z.object({ wait: z.boolean().nullish(), fee_rate: satAmount().nullish() }),
       responses: { 200: { description: "The exit progress", schema: Json }, 500: e500 },
       handler: async ({ body }) => exits().progress({ syncWallet: true, detectForeign: true, ...(body.fee_rate != null ? { satPerKvb: body.fee_rate } : {}) }),
     },
     {
-      method: "post", path: "/api/v1/exits/claim/vtxos", operationId: "exit_claim_vtxos", tag, requiresWallet: true, summary: "Claim specific exited VTXOs",
+      method: "post", path: "/api/v1/exits/claim/vtxos", scope: "admin", operationId: "exit_claim_vtxos", tag, requiresWallet: true, summary: "Claim specific exited VTXOs",
       body: z.object({ destination: z.string(), vtxos: z.array(z.string()), fee_rate: satAmount().nullish() }),
       responses: { 200: { description: "Exit claimed successfully", schema: Message }, 400: e400, 404: e404, 500: e500 },
       handler: async ({ body }) => {
@@ -111,7 +111,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       },
     },
     {
-      method: "post", path: "/api/v1/exits/claim/all", operationId: "exit_claim_all", tag, requiresWallet: true, summary: "Claim all exited VTXOs",
+      method: "post", path: "/api/v1/exits/claim/all", scope: "admin", operationId: "exit_claim_all", tag, requiresWallet: true, summary: "Claim all exited VTXOs",
       body: z.object({ destination: z.string(), fee_rate: satAmount().nullish() }),
       responses: { 200: { description: "Exit claimed successfully", schema: Message }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
@@ -121,7 +121,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       },
     },
     {
-      method: "post", path: "/api/v1/exits/cancel/{vtxo_id}", operationId: "exit_cancel", tag, requiresWallet: true, params: VtxoParam, summary: "Cancel an exit",
+      method: "post", path: "/api/v1/exits/cancel/{vtxo_id}", scope: "admin", operationId: "exit_cancel", tag, requiresWallet: true, params: VtxoParam, summary: "Cancel an exit",
       responses: { 200: { description: "Exit canceled successfully", schema: Message }, 400: e400, 404: e404, 500: e500 },
       handler: async ({ params }) => {
         await exits().cancel(parseVtxoId(params.vtxo_id));

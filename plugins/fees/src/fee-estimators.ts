@@ -79,7 +79,8 @@ export class FeeEstimators {
   /** Adds an estimate that takes a JSON body (POST). */
   addBodyEstimate<B>(e: BodyFeeEstimator<B>): void {
     this.addRoute({
-      ...this.base(e), method: "post", body: e.body,
+      // a POST estimates a payment to come: a read-only key may not call it
+      ...this.base(e), method: "post", scope: "send", body: e.body,
       responses: { 200: { description: "Returns the fee estimate", schema: e.response }, ...e.errors, 500: this.failure },
       handler: ({ body }: { body: B }) => e.estimate(body),
     });

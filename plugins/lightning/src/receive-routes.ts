@@ -76,7 +76,7 @@ export function receiveRoutes(receiver: LightningReceiver): RouteDefinition[] {
   const receiveErrors = { 500: { description: "Internal error", schema: MessageError } };
   return [
     {
-      method: "post", path: "/api/v1/lightning/receives/invoice", operationId: "generate_invoice", tag: "lightning", requiresWallet: true,
+      method: "post", path: "/api/v1/lightning/receives/invoice", scope: "receive", operationId: "generate_invoice", tag: "lightning", requiresWallet: true,
       body: LightningInvoiceRequest, summary: "Create a BOLT11 invoice",
       responses: {
         200: { description: "Returns the created invoice", schema: InvoiceInfo },
@@ -90,7 +90,7 @@ export function receiveRoutes(receiver: LightningReceiver): RouteDefinition[] {
       }),
     },
     {
-      method: "post", path: "/api/v1/lightning/receives/invoice/for-address", operationId: "generate_invoice_for_address", tag: "lightning",
+      method: "post", path: "/api/v1/lightning/receives/invoice/for-address", scope: "receive", operationId: "generate_invoice_for_address", tag: "lightning",
       requiresWallet: true, body: LightningInvoiceForAddressRequest, summary: "Create a BOLT11 invoice whose payment goes to an Ark address",
       responses: {
         200: { description: "Returns the created invoice", schema: InvoiceInfo },
@@ -118,7 +118,7 @@ export function receiveRoutes(receiver: LightningReceiver): RouteDefinition[] {
       handler: ({ params }) => receiver.status(receiveIdentifierHash(params.identifier, true)),
     },
     {
-      method: "delete", path: "/api/v1/lightning/receives/{identifier}", operationId: "cancel_receive", tag: "lightning", requiresWallet: true,
+      method: "delete", path: "/api/v1/lightning/receives/{identifier}", scope: "receive", operationId: "cancel_receive", tag: "lightning", requiresWallet: true,
       params: z.object({ identifier: z.string() }), summary: "Cancel a Lightning receive awaiting payment",
       responses: {
         200: { description: "The receive was canceled" },

@@ -40,7 +40,7 @@ export function sendIdentifierHash(identifier: string): string {
 export function sendRoutes(sender: LightningSender, send: SendDestinations, network: () => Promise<string>): RouteDefinition[] {
   return [
     {
-      method: "post", path: "/api/v1/lightning/pay", operationId: "pay", tag: "lightning", requiresWallet: true, body: LightningPayRequest,
+      method: "post", path: "/api/v1/lightning/pay", scope: "send", operationId: "pay", tag: "lightning", requiresWallet: true, body: LightningPayRequest,
       summary: "Pay a Lightning invoice, offer, Lightning address or LNURL",
       responses: {
         200: { description: "Payment initiated", schema: LightningPayResponse },

@@ -3,7 +3,7 @@
  * the estimates the fees plugin serves (`/api/v1/fees/offboard`, `/offboard-all`, `/send-onchain`),
  * with barkd's checks in barkd's order and its texts.
  */
-import { BadRequestError, NotFoundError, satAmount, u64String, withContext, z, type RouteDefinition } from "@tender/core";
+import { BadRequestError, NotFoundError, satAmount, spendingCap, u64String, withContext, z, type RouteDefinition } from "@tender/core";
 import { formatOutPoint, parseOutPoint } from "@tender/ark-protocol";
 import type { BodyFeeEstimator, CustomFeeEstimator } from "@tender/plugin-fees";
 import { FeeEstimateResponse } from "@tender/plugin-fees";
@@ -80,25 +80,32 @@ export function offboardRoutes(d: OffboardRouteDeps): RouteDefinition[] {
     parseDestination(address ?? (await d.freshAddress()), await d.network(), "wallet");
   return [
     {
-      method: "post", path: "/api/v1/wallet/offboard/vtxos", operationId: "offboard_vtxos", tag, requiresWallet: true, body: OffboardVtxosRequestSchema,
+      method: "post", path: "/api/v1/wallet/offboard/vtxos", scope: "send", operationId: "offboard_vtxos", tag, requiresWallet: true, body: OffboardVtxosRequestSchema,
       summary: "Offboard specific VTXOs", responses: { 200: ok, 400: e400, 404: e404, 500: e500 },
       handler: async ({ body }) => {
         if (body.vtxos.length === 0) throw new BadRequestError("No VTXO IDs provided");
         const to = await destinationOrFresh(body.address);
         const vtxos = await requestedVtxos(body.vtxos, d.vtxo);
+        // to a given address it is a payment; to a fresh address of this wallet, the wallet's own money
+        if (body.address) await spendingCap("onchain", vtxos.reduce((s, v) => s + v.amountSat, 0n), "the offboard");
         return { offboard_txid: await d.service().offboard(vtxos.map((v) => v.id), to) };
       },
     },
     {
-      method: "post", path: "/api/v1/wallet/offboard/all", operationId: "offboard_all", tag, requiresWallet: true, body: OffboardAllRequestSchema,
+      method: "post", path: "/api/v1/wallet/offboard/all", scope: "send", operationId: "offboard_all", tag, requiresWallet: true, body: OffboardAllRequestSchema,
       summary: "Offboard all VTXOs", responses: { 200: ok, 400: e400, 500: e500 },
-      handler: async ({ body }) => ({ offboard_txid: await d.service().offboard("all", await destinationOrFresh(body.address)) }),
+      handler: async ({ body }) => {
+        // the amount is known only once the offboard is built: a key with an on-chain cap cannot offboard everything to an address
+        if (body.address) await spendingCap("onchain", undefined, "an offboard of every VTXO to an address");
+        return { offboard_txid: await d.service().offboard("all", await destinationOrFresh(body.address)) };
+      },
     },
     {
-      method: "post", path: "/api/v1/wallet/send-onchain", operationId: "send_onchain", tag, requiresWallet: true, body: SendOnchainRequestSchema,
+      method: "post", path: "/api/v1/wallet/send-onchain", scope: "send", operationId: "send_onchain", tag, requiresWallet: true, body: SendOnchainRequestSchema,
       summary: "Send on-chain from Ark balance", responses: { 200: ok, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const to = await parseDestination(body.destination, await d.network(), "wallet");
+        await spendingCap("onchain", body.amount_sat, "the on-chain send");
         return { offboard_txid: await d.service().sendOnchain(to, body.amount_sat) };
       },
     },

@@ -1,4 +1,4 @@
-import type { RouteDefinition } from "@tender/core";
+import { spendingCap, type RouteDefinition } from "@tender/core";
 import type { CustomFeeEstimator } from "@tender/plugin-fees";
 import { parseDestinationEntry } from "./amount.js";
 import { wholeSatPerVb } from "./fee-rates.js";
@@ -33,27 +33,35 @@ export function onchainRoutes(wallet: WalletAccess): RouteDefinition[] {
       },
     },
     {
-      method: "post", path: "/api/v1/onchain/addresses/next", operationId: "onchain_address", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/onchain/addresses/next", scope: "receive", operationId: "onchain_address", tag, requiresWallet: true,
       responses: { 200: { description: "A new address", schema: Address }, 500: errors[500] },
       handler: async () => ({ address: await (await wallet()).nextAddress() }),
     },
     {
-      method: "post", path: "/api/v1/onchain/send", operationId: "onchain_send", tag, requiresWallet: true, body: OnchainSendRequest,
+      method: "post", path: "/api/v1/onchain/send", scope: "send", operationId: "onchain_send", tag, requiresWallet: true, body: OnchainSendRequest,
       responses: { 200: { description: "The broadcast transaction", schema: Send }, ...errors },
-      handler: async ({ body }) => ({ txid: await (await wallet()).send([{ address: body.destination, amountSat: BigInt(body.amount_sat) }]) }),
+      handler: async ({ body }) => {
+        await spendingCap("onchain", BigInt(body.amount_sat), "the on-chain send");
+        return { txid: await (await wallet()).send([{ address: body.destination, amountSat: BigInt(body.amount_sat) }]) };
+      },
     },
     {
-      method: "post", path: "/api/v1/onchain/send-many", operationId: "onchain_send_many", tag, requiresWallet: true, body: OnchainSendManyRequest,
+      method: "post", path: "/api/v1/onchain/send-many", scope: "send", operationId: "onchain_send_many", tag, requiresWallet: true, body: OnchainSendManyRequest,
       responses: { 200: { description: "The broadcast transaction", schema: Send }, ...errors },
       handler: async ({ body }) => {
         const payments = (body.destinations as string[]).map((d) => parseDestinationEntry(d));
+        await spendingCap("onchain", payments.reduce((s, p) => s + p.amountSat, 0n), "the on-chain send");
         return { txid: await (await wallet()).send(payments) };
       },
     },
     {
-      method: "post", path: "/api/v1/onchain/drain", operationId: "onchain_drain", tag, requiresWallet: true, body: OnchainDrainRequest,
+      method: "post", path: "/api/v1/onchain/drain", scope: "send", operationId: "onchain_drain", tag, requiresWallet: true, body: OnchainDrainRequest,
       responses: { 200: { description: "The broadcast transaction", schema: Send }, ...errors },
-      handler: async ({ body }) => ({ txid: await (await wallet()).drain(body.destination) }),
+      handler: async ({ body }) => {
+        // the amount is the whole balance, known only once the transaction is built: a capped key cannot drain
+        await spendingCap("onchain", undefined, "a drain");
+        return { txid: await (await wallet()).drain(body.destination) };
+      },
     },
     {
       method: "get", path: "/api/v1/onchain/utxos", operationId: "onchain_utxos", tag, requiresWallet: true,
@@ -71,7 +79,7 @@ export function onchainRoutes(wallet: WalletAccess): RouteDefinition[] {
       })),
     },
     {
-      method: "post", path: "/api/v1/onchain/sync", operationId: "onchain_sync", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/onchain/sync", scope: "receive", operationId: "onchain_sync", tag, requiresWallet: true,
       responses: { 200: { description: "Synced" }, 500: errors[500] },
       handler: async () => {
         await (await wallet()).sync();

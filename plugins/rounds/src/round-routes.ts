@@ -60,25 +60,25 @@ const noVtxos = () => new BadRequestError("No VTXOs to refresh");
 export function roundRoutes(rounds: () => RoundsService): RouteDefinition[] {
   return [
     {
-      method: "post", path: "/api/v1/wallet/refresh/vtxos", operationId: "refresh_vtxos", tag, requiresWallet: true, body: RefreshRequestSchema,
+      method: "post", path: "/api/v1/wallet/refresh/vtxos", scope: "send", operationId: "refresh_vtxos", tag, requiresWallet: true, body: RefreshRequestSchema,
       summary: "Refresh specific VTXOs",
       responses: { 200: ok, 400: e400, 404: e404, 500: e500 },
       handler: async ({ body }) => (await rounds().refresh(requestedIds(body.vtxos))) ?? Promise.reject(noVtxos()),
     },
     {
-      method: "post", path: "/api/v1/wallet/refresh/delegated/vtxos", operationId: "refresh_delegated", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/refresh/delegated/vtxos", scope: "send", operationId: "refresh_delegated", tag, requiresWallet: true,
       body: DelegatedRefreshRequestSchema, summary: "Refresh VTXOs in delegated mode",
       responses: { 200: ok, 400: e400, 404: e404, 500: e500 },
       handler: async ({ body }) => (await rounds().refreshDelegated(requestedIds(body.vtxos), body.height ?? undefined)) ?? Promise.reject(noVtxos()),
     },
     {
-      method: "post", path: "/api/v1/wallet/refresh/all", operationId: "refresh_all", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/refresh/all", scope: "send", operationId: "refresh_all", tag, requiresWallet: true,
       summary: "Refresh all VTXOs",
       responses: { 200: ok, 400: e400, 500: e500 },
       handler: async () => (await rounds().refresh(await rounds().spendableIds())) ?? Promise.reject(noVtxos()),
     },
     {
-      method: "post", path: "/api/v1/wallet/refresh/counterparty", operationId: "refresh_counterparty", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/refresh/counterparty", scope: "send", operationId: "refresh_counterparty", tag, requiresWallet: true,
       summary: "Refresh received VTXOs",
       responses: { 200: ok, 404: { description: "There is no VTXO to refresh", schema: NotFoundErrorSchema }, 500: e500 },
       handler: async () => (await rounds().refresh(await rounds().counterpartyIds())) ?? Promise.reject(new NotFoundError("No VTXO to refresh", [])),

@@ -42,7 +42,7 @@ export const examplePlugin = definePlugin({
       handler: () => ({ ticks }),
     });
     ctx.route({
-      method: "post", path: "/api/v1/example/notes", operationId: "example_add_note", tag: "example", requiresWallet: true,
+      method: "post", path: "/api/v1/example/notes", scope: "receive", operationId: "example_add_note", tag: "example", requiresWallet: true,
       body: z.object({ text: z.string().min(1).max(255) }),
       responses: { 200: { description: "The stored note", schema: z.object({ id: z.number(), text: z.string() }) } },
       handler: async ({ body }) => {
@@ -58,7 +58,7 @@ export const examplePlugin = definePlugin({
       handler: async () => (await db.em().find(ExampleNote, {}, { orderBy: { id: "asc" } })).map((n) => ({ id: n.id, text: n.text })),
     });
     ctx.route({
-      method: "post", path: "/api/v1/example/movements", operationId: "example_add_movement", tag: "example", requiresWallet: true,
+      method: "post", path: "/api/v1/example/movements", scope: "receive", operationId: "example_add_movement", tag: "example", requiresWallet: true,
       body: z.object({
         kind: z.enum(["send", "receive"]), amount_sat: z.number().int().positive(),
         method: z.object({ type: z.enum(["ark", "bitcoin", "output-script", "invoice", "offer", "lightning-address", "lnurl", "custom"]), value: z.string() }),
@@ -76,7 +76,7 @@ export const examplePlugin = definePlugin({
       },
     });
     ctx.route({
-      method: "post", path: "/api/v1/example/notify", operationId: "example_notify", tag: "example", requiresWallet: true,
+      method: "post", path: "/api/v1/example/notify", scope: "receive", operationId: "example_notify", tag: "example", requiresWallet: true,
       body: z.object({ count: z.number().int().min(1).max(1000), kind: z.enum(["created", "updated"]).default("created") }),
       responses: { 200: { description: "Ids of the movements announced", schema: z.array(z.number()) } },
       handler: ({ body }) => {

@@ -20,6 +20,11 @@ export interface AppOptions {
   isWalletLoaded(): boolean;
   logger: Logger;
   /**
+   * Checks a request's credential and the route's scope once auth is enabled (owner token or API
+   * key); without it only the owner token is accepted.
+   */
+  authorize?: (route: RouteDefinition, req: Request, res: Response) => Promise<void>;
+  /**
    * Wraps each route's handler once the request passed auth, extraction and the wallet check
    * (the idempotency layer); it may answer by itself, or returns what the handler returned.
    */
@@ -86,6 +91,11 @@ export function buildApp(opts: AppOptions): express.Express {
   app.set("case sensitive routing", true);
   app.set("strict routing", true);
 
+  const authorize = async (route: RouteDefinition, req: Request, res: Response) => {
+    if (!opts.authToken) return;
+    if (opts.authorize) await opts.authorize(route, req, res);
+    else checkBearer(req, opts.authToken);
+  };
   const routes = [...opts.routes].sort((a, b) => compareSpecificity(a.path, b.path));
   const matchers = routes.map((r) => ({ route: r, re: pathMatcher(r.path) }));
   const isRouted = (path: string) => matchers.some((m) => m.re.test(path));
@@ -130,7 +140,7 @@ export function buildApp(opts: AppOptions): express.Express {
           requireJsonContentType(req);
           body = extractBody(route.body, req, await readBody(req, res));
         }
-        if (auth === "handler" && opts.authToken) checkBearer(req, opts.authToken);
+        if (auth === "handler") await authorize(route, req, res);
         if (route.requiresWallet && !opts.isWalletLoaded()) throw new UnprocessableEntityError("No wallet set");
         const run = async () => route.handler({ params, query, body, req, res });
         sendResult(res, opts.around ? await opts.around(route, req, res, run) : await run());
@@ -139,15 +149,15 @@ export function buildApp(opts: AppOptions): express.Express {
       }
     };
     const path = toExpressPath(route.path);
-    const guardBeforeBody = (req: Request, res: Response, next: NextFunction) => {
+    const guardBeforeBody = async (req: Request, res: Response, next: NextFunction) => {
       if (shadowed(route, req.path)) {
         next("route");
         return;
       }
-      // 401 is decided before the body is read (and before a 413).
-      if (auth === "guard" && opts.authToken) {
+      // 401 (and a key's 403) is decided before the body is read (and before a 413).
+      if (auth === "guard") {
         try {
-          checkBearer(req, opts.authToken);
+          await authorize(route, req, res);
         } catch (err) {
           sendError(req, res, err, opts.logger);
           return;
@@ -176,7 +186,7 @@ export function buildApp(opts: AppOptions): express.Express {
       res.status(404).json(`path not found: ${text}`);
     }, next);
   });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+  app.use(async (err: unknown, req: Request, res: Response, _next: NextFunction) => {
     // A broken percent-escape fails while the router decodes the path parameters, before any
     // route runs: answer what the route would have answered first (405 for another method, 401
     // without a valid token), as barkd's router matches the raw path before anything is decoded.
@@ -187,9 +197,9 @@ export function buildApp(opts: AppOptions): express.Express {
         res.status(405).end();
         return;
       }
-      if (hit && routeAuth(hit.route) === "guard" && opts.authToken) {
+      if (hit && routeAuth(hit.route) === "guard") {
         try {
-          checkBearer(req, opts.authToken);
+          await authorize(hit.route, req, res);
         } catch (authErr) {
           sendError(req, res, authErr, opts.logger);
           return;

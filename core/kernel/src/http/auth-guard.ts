@@ -14,11 +14,11 @@ function isUtf8(latin1Value: string): boolean {
 }
 
 /**
- * Checks the `Authorization: Bearer <token>` header(s) of a request against the configured token,
- * throwing {@link UnauthorizedError} with barkd's exact messages. Only the case-sensitive
- * `Bearer ` scheme counts; a second Authorization header after a Bearer one is refused.
+ * The bearer credential of a request's `Authorization` header(s), throwing {@link UnauthorizedError}
+ * with barkd's exact messages when there is none or the headers are malformed. Only the
+ * case-sensitive `Bearer ` scheme counts; a second Authorization header after a Bearer one is refused.
  */
-export function checkBearer(req: IncomingMessage, expected: AuthToken): void {
+export function presentedBearer(req: IncomingMessage): string {
   const values: string[] = [];
   for (let i = 0; i < req.rawHeaders.length; i += 2) {
     if (req.rawHeaders[i]!.toLowerCase() === "authorization") values.push(req.rawHeaders[i + 1]!);
@@ -30,6 +30,11 @@ export function checkBearer(req: IncomingMessage, expected: AuthToken): void {
     if (v.startsWith("Bearer ")) presented = v.slice("Bearer ".length);
   }
   if (presented === undefined) throw new UnauthorizedError("missing auth token");
-  const token = AuthToken.parse(presented);
+  return presented;
+}
+
+/** Checks the request's bearer token against the configured owner token (barkd's only credential). */
+export function checkBearer(req: IncomingMessage, expected: AuthToken): void {
+  const token = AuthToken.parse(presentedBearer(req));
   if (!token || !token.equals(expected)) throw new UnauthorizedError("invalid auth token");
 }

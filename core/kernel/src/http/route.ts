@@ -11,6 +11,17 @@ export type HttpMethod = "get" | "post" | "put" | "patch" | "delete";
  */
 export type RouteAuth = "guard" | "handler" | "none";
 
+/**
+ * What an API key needs to call a route (the owner token may call every route):
+ * - `read`: reads (the default of a GET);
+ * - `receive`: creating addresses and invoices, syncing, annotating;
+ * - `send`: anything that moves money;
+ * - `admin`: wallet lifecycle, configuration, webhooks, exits;
+ * - `owner`: the owner token only (API key management and the audit log).
+ * A mutating route must declare its scope; one that does not is treated as `admin`.
+ */
+export type RouteScope = "read" | "receive" | "send" | "admin" | "owner";
+
 /** One documented response of a route. */
 export interface RouteResponse {
   description: string;
@@ -47,6 +58,8 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
   undocumented?: boolean;
   /** Default: `guard` under `/api/v1`, `none` elsewhere. */
   auth?: RouteAuth;
+  /** The scope an API key needs (default `read` for a GET; required on every other method). */
+  scope?: RouteScope;
   /** Answer `422 {"message":"No wallet set"}` when no wallet is loaded. */
   requiresWallet?: boolean;
   params?: ZodType<P>;
@@ -89,4 +102,9 @@ export function compareSpecificity(a: string, b: string): number {
     if (pa !== pb) return pa ? 1 : -1;
   }
   return 0;
+}
+
+/** The scope a route needs: its declared one, `read` for an undeclared GET, `undefined` for an undeclared mutation. */
+export function declaredScope(r: Pick<RouteDefinition, "method" | "scope">): RouteScope | undefined {
+  return r.scope ?? (r.method === "get" ? "read" : undefined);
 }

@@ -42,7 +42,7 @@ export function historyRoutes(store: MovementStore): RouteDefinition[] {
       },
     },
     {
-      method: "post", path: "/api/v1/history/{id}/metadata", operationId: "update_metadata", tag: "history", requiresWallet: true,
+      method: "post", path: "/api/v1/history/{id}/metadata", scope: "receive", operationId: "update_metadata", tag: "history", requiresWallet: true,
       summary: "Apply an RFC 7396 merge patch to a movement's metadata",
       params: z.object({ id: u32String() }),
       body: z.unknown().openapi("JsonMergePatch"),

@@ -12,6 +12,7 @@ const e500 = { description: "Internal server error", schema: InternalServerError
 export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSession): RouteDefinition[] {
   const create = (operationId: string, undocumented: boolean): RouteDefinition => ({
     method: "post",
+    scope: "admin",
     path: operationId === "create_wallet" ? "/api/v1/wallet/create" : "/api/v1/wallet",
     operationId,
     tag: "wallet",
@@ -31,14 +32,14 @@ export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSessi
     create("create_wallet", false),
     create("create_wallet_root_alias", true),
     {
-      method: "delete", path: "/api/v1/wallet", operationId: "wallet_delete", tag: "wallet",
+      method: "delete", path: "/api/v1/wallet", scope: "admin", operationId: "wallet_delete", tag: "wallet",
       summary: "Delete the wallet",
       body: WalletDeleteRequestSchema,
       responses: { 200: { description: "Wallet deletion status", schema: WalletDeleteResponseSchema }, 400: e400, 500: e500 },
       handler: ({ body }) => lifecycle.delete(body),
     },
     {
-      method: "get", path: "/api/v1/wallet/mnemonic", operationId: "mnemonic", tag: "wallet",
+      method: "get", path: "/api/v1/wallet/mnemonic", scope: "owner", operationId: "mnemonic", tag: "wallet",
       summary: "The wallet's mnemonic (only with --expose-mnemonic)",
       responses: {
         200: { description: "The mnemonic", schema: MnemonicResponseSchema },

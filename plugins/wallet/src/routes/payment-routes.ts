@@ -24,7 +24,7 @@ export function paymentRoutes(send: SendDestinations, balance: BalanceContributo
       },
     },
     {
-      method: "post", path: "/api/v1/wallet/send", operationId: "send", tag: "wallet", requiresWallet: true, body: SendRequestSchema,
+      method: "post", path: "/api/v1/wallet/send", scope: "send", operationId: "send", tag: "wallet", requiresWallet: true, body: SendRequestSchema,
       responses: { 200: { description: "Payment sent", schema: SendResponseSchema }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const network = session.current?.network ?? "regtest";

@@ -1,5 +1,6 @@
-import { defineService } from "@tender/core";
+import { defineService, spendingCap } from "@tender/core";
 import { DESTINATION_KINDS, unclaimedKindError, type DestinationKind, type SendDestination } from "./destination-kinds.js";
+import { capRailOf, payAmountOf } from "./spend-amount.js";
 
 /** What a rail answers once it sent (or, for Lightning, initiated) a payment. */
 export interface SendOutcome {
@@ -52,9 +53,11 @@ export class SendDestinations {
   }
 
   /** Hands `destination` to the rail that claimed its kind; barkd's error for the kind when none did. */
-  pay(destination: SendDestination): Promise<SendOutcome> {
+  async pay(destination: SendDestination): Promise<SendOutcome> {
     const payer = this.payers.get(destination.kind);
-    if (!payer) return Promise.reject(unclaimedKindError(destination.kind));
+    if (!payer) throw unclaimedKindError(destination.kind);
+    // an API key's spending cap is asked before the rail moves any money
+    await spendingCap(capRailOf(destination.kind), payAmountOf(destination));
     return payer.pay(destination);
   }
 }

@@ -18,12 +18,12 @@ const MessageVerification = z.object({ valid: z.boolean() }).openapi("MessageVer
 export function messageRoutes(keys: () => Promise<ArkKeys>): RouteDefinition[] {
   return [
     {
-      method: "post", path: "/api/v1/message/sign", operationId: "sign_message", tag, requiresWallet: true, body: SignMessageRequest,
+      method: "post", path: "/api/v1/message/sign", scope: "admin", operationId: "sign_message", tag, requiresWallet: true, body: SignMessageRequest,
       responses: { 200: { description: "Returns the signature over the message", schema: SignedMessage }, 400: e400, 500: e500 },
       handler: async ({ body }) => signWithAddress(await keys(), body.message, body.address),
     },
     {
-      method: "post", path: "/api/v1/message/verify", operationId: "verify_message", tag, body: VerifyMessageRequest,
+      method: "post", path: "/api/v1/message/verify", scope: "receive", operationId: "verify_message", tag, body: VerifyMessageRequest,
       responses: { 200: { description: "Returns whether the signature is valid", schema: MessageVerification }, 400: e400, 500: e500 },
       handler: ({ body }) => verifySigned(body),
     },

@@ -87,7 +87,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       },
     },
     {
-      method: "post", path: "/api/v1/wallet/addresses/next", operationId: "address", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/addresses/next", scope: "receive", operationId: "address", tag, requiresWallet: true,
       responses: { 200: { description: "A new Ark address", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async () => {
         return { address: await nextArkAddress(await d.rail()) };
@@ -128,12 +128,12 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       handler: async ({ params }) => ({ encoded: toHex(encodeVtxo((await stored(params.id)).vtxo)) }),
     },
     {
-      method: "post", path: "/api/v1/wallet/import-vtxo", operationId: "import_vtxo", tag, requiresWallet: true, body: ImportVtxoRequestSchema,
+      method: "post", path: "/api/v1/wallet/import-vtxo", scope: "admin", operationId: "import_vtxo", tag, requiresWallet: true, body: ImportVtxoRequestSchema,
       responses: { 200: { description: "The imported VTXOs", schema: z.array(WalletVtxoInfoSchema) }, 400: e400, 500: e500 },
       handler: async ({ body }) => (await importVtxos(await d.rail(), body.vtxos)).map(walletVtxoInfo),
     },
     {
-      method: "post", path: "/api/v1/wallet/sync", operationId: "sync", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/sync", scope: "receive", operationId: "sync", tag, requiresWallet: true,
       responses: { 200: { description: "Synced" } },
       handler: async () => {
         await d.syncAll();
@@ -141,7 +141,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       },
     },
     {
-      method: "post", path: "/api/v1/wallet/sync/mailbox", operationId: "sync_mailbox", tag, requiresWallet: true,
+      method: "post", path: "/api/v1/wallet/sync/mailbox", scope: "receive", operationId: "sync_mailbox", tag, requiresWallet: true,
       responses: { 200: { description: "The mailbox checkpoint reached", schema: MailboxSyncResponseSchema }, 500: e500 },
       handler: async ({ res }) => {
         let checkpoint: bigint;
