@@ -96,4 +96,77 @@ describe("action engine (crash-safe multi-step actions)", () => {
     expect(await engine.start("test.fail", { ok: false }, "f1")).to.deep.include({ step: "failed", error: "server refused" });
     await db.close();
   });
+  /** reserve (local) → note (local) → call (outside) → settle (local); `crashIn` throws there. */
+  function localDefinition(db: Database, log: string[], crashIn?: string): ActionDefinition<{ n: number }> {
+    const mark = async (id: string, what: string) => {
+      const em = db.em();
+      em.create(ActionRecord, { id: `${id}:${what}`, kind: "test.marker", step: "done", state: "{}", error: null, notBefore: 0n, updatedAt: 0n });
+      await em.flush();
+    };
+    const local = (name: string, next: string | null) => async (s: { n: number }, { id }: { id: string }) => {
+      log.push(name);
+      await mark(id, name);
+      if (crashIn === name) throw new Error("crash");
+      return next ? { next, state: { n: s.n + 1 } } : { done: true as const, state: { n: s.n + 1 } };
+    };
+    return {
+      kind: "test.local", firstStep: "reserve", localSteps: ["reserve", "note", "settle"],
+      steps: {
+        reserve: local("reserve", "note"),
+        note: local("note", "call"),
+        call: async (s) => { log.push("call"); if (crashIn === "call") throw new Error("crash"); return { next: "settle", state: { n: s.n + 1 } }; },
+        settle: local("settle", null),
+      },
+      onEnd: async (id) => { await mark(id, "ended"); },
+    };
+  }
+  const markers = async (db: Database, id: string) =>
+    (await db.em().find(ActionRecord, { kind: "test.marker", id: { $like: `${id}:%` } })).map((r) => r.id.slice(id.length + 1)).sort();
+
+  it("begin() saves the action and runs its leading local steps in one transaction, drive() the rest; a local step ending the action commits with the end", async () => {
+    const db = await open();
+    const log: string[] = [];
+    const engine = new ActionEngine(db, silentLogger);
+    engine.define(localDefinition(db, log));
+    const begun = await engine.begin("test.local", { n: 0 }, "l1");
+    expect(log).to.deep.equal(["reserve", "note"]);
+    expect(begun).to.deep.include({ step: "call", state: { n: 2 } });
+    expect(await markers(db, "l1")).to.deep.equal(["note", "reserve"]);
+    const done = await engine.drive("l1");
+    expect(log).to.deep.equal(["reserve", "note", "call", "settle"]);
+    expect(done).to.deep.include({ step: "done", state: { n: 4 } });
+    expect(await markers(db, "l1")).to.deep.equal(["ended", "note", "reserve", "settle"]);
+    await db.close();
+  });
+
+  it("a crash inside a local step leaves none of the writes of the local steps run with it, and the action resumes from the step before them", async () => {
+    let db = await open();
+    const log: string[] = [];
+    let engine = new ActionEngine(db, silentLogger);
+    engine.define(localDefinition(db, log, "note"));
+    let err: unknown;
+    await engine.start("test.local", { n: 0 }, "l2").catch((e: unknown) => { err = e; });
+    expect(String(err)).to.contain("crash");
+    expect(log).to.deep.equal(["reserve", "note"]);
+    expect(await markers(db, "l2")).to.deep.equal([]); // reserve's write rolled back with note's
+    expect(await engine.status("l2")).to.deep.include({ step: "reserve", state: { n: 0 } });
+
+    // the outside step crashing keeps what the local steps before it committed
+    engine = new ActionEngine(db, silentLogger);
+    engine.define(localDefinition(db, log, "call"));
+    await engine.resumeAll();
+    expect(await markers(db, "l2")).to.deep.equal(["note", "reserve"]);
+    expect(await engine.status("l2")).to.deep.include({ step: "call", state: { n: 2 } });
+    await db.close();
+
+    db = await open(); // "restart"
+    const log2: string[] = [];
+    engine = new ActionEngine(db, silentLogger);
+    engine.define(localDefinition(db, log2));
+    await engine.resumeAll();
+    expect(log2).to.deep.equal(["call", "settle"]);
+    expect(await engine.status("l2")).to.deep.include({ step: "done", state: { n: 4 } });
+    expect(await markers(db, "l2")).to.deep.equal(["ended", "note", "reserve", "settle"]);
+    await db.close();
+  });
 });

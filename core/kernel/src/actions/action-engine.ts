@@ -20,6 +20,13 @@ export interface ActionDefinition<S> {
   steps: Record<string, ActionStep<S>>;
   /** Called once when the action ends (done or failed), in the same database transaction that records the end. */
   onEnd?: (id: string, outcome: "done" | "failed", state: S, error?: string) => Promise<void> | void;
+  /**
+   * Steps that only read and write the wallet database (no call to the outside world). The engine
+   * runs such a step inside the transaction that records the step leading to it, and records its
+   * own outcome there too (a local step followed by local steps, or by the end, commits as one),
+   * so a crash leaves either everything or nothing of them. A thrown error rolls them back.
+   */
+  localSteps?: readonly string[];
 }
 
 /** A snapshot of an action, for callers and tests. */
@@ -56,17 +63,30 @@ export class ActionEngine {
 
   /** Persists a new action, then drives it until it ends or waits. Returns its status then. */
   async start<S>(kind: string, state: S, id: string = randomUUID()): Promise<ActionStatus<S>> {
+    await this.begin(kind, state, id);
+    return (await this.drive(id)) as ActionStatus<S>;
+  }
+
+  /**
+   * Persists a new action (nothing when `id` exists already), then runs its leading local steps
+   * (see {@link ActionDefinition.localSteps}) and returns; {@link drive} runs the rest. A caller
+   * holding a lock only for what the local steps do (e.g. locking the inputs a selection chose)
+   * can release it before the action talks to the outside world.
+   */
+  async begin<S>(kind: string, state: S, id: string = randomUUID()): Promise<ActionStatus<S>> {
     const def = this.def(kind);
-    const existing = await this.db.em().findOne(ActionRecord, { id });
-    if (!existing) {
-      await this.db.transaction(async () => {
+    let r = await this.db.em().findOne(ActionRecord, { id });
+    if (!r) {
+      r = await this.db.transaction(async () => {
         const em = this.db.em();
-        em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
+        const row = em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
         await em.flush();
         for (const listener of this.persistListeners) await listener(id, kind);
+        return row;
       });
     }
-    return (await this.drive(id)) as ActionStatus<S>;
+    if (this.isLocal(def, r.step) && !this.running.has(id)) r = (await this.record(id, def, { next: r.step, state: JSON.parse(r.state) as S })).row;
+    return toStatus<S>(r);
   }
 
   /** Runs an action's steps from its saved step until it ends or waits. Concurrent calls share one run. */
@@ -103,44 +123,72 @@ export class ActionEngine {
     return d;
   }
 
+  private isLocal(def: ActionDefinition<any>, step: string): boolean {
+    return def.localSteps?.includes(step) ?? false;
+  }
+
   private async runSteps(id: string): Promise<ActionStatus> {
+    let r = await this.db.em().findOne(ActionRecord, { id });
+    if (!r) throw new Error(`unknown action ${id}`);
     for (let guard = 0; guard < 1000; guard++) {
-      const em = this.db.em();
-      const r = await em.findOne(ActionRecord, { id });
-      if (!r) throw new Error(`unknown action ${id}`);
       if (r.step === "done" || r.step === "failed") return toStatus(r);
       const def = this.def(r.kind);
-      const step = def.steps[r.step];
-      if (!step) throw new Error(`action ${r.kind} has no step ${r.step}`);
-      const outcome = await step(JSON.parse(r.state), { id });
-      r.updatedAt = BigInt(this.now());
-      if ("waitMs" in outcome) {
-        if (outcome.state !== undefined) r.state = JSON.stringify(outcome.state);
-        r.notBefore = BigInt(this.now() + outcome.waitMs);
-        await em.flush();
-        return toStatus(r);
+      let outcome: StepOutcome<unknown>;
+      if (this.isLocal(def, r.step)) {
+        outcome = { next: r.step, state: JSON.parse(r.state) };
+      } else {
+        const step = def.steps[r.step];
+        if (!step) throw new Error(`action ${r.kind} has no step ${r.step}`);
+        outcome = await step(JSON.parse(r.state), { id });
       }
-      r.state = JSON.stringify(outcome.state);
-      r.notBefore = 0n;
-      if ("next" in outcome) {
-        r.step = outcome.next;
-        await em.flush();
-        continue;
-      }
-      const end = "done" in outcome ? "done" : "failed";
-      const error = "failed" in outcome ? outcome.failed : null;
-      // The end of the action and what `onEnd` writes (e.g. its movement's final status) commit together.
-      const ended = await this.db.transaction(async () => {
-        const tem = this.db.em();
-        const row = await tem.findOneOrFail(ActionRecord, { id });
-        Object.assign(row, { step: end, state: r.state, error, notBefore: 0n, updatedAt: r.updatedAt });
-        await tem.flush();
-        await def.onEnd?.(id, end, outcome.state, error ?? undefined);
-        return row;
-      });
-      return toStatus(ended);
+      const recorded = await this.record(id, def, outcome);
+      r = recorded.row;
+      if (recorded.waiting) return toStatus(r);
     }
     throw new Error(`action ${id} did not settle after 1000 steps`);
+  }
+
+  /**
+   * Records `outcome` in one transaction: the next step and state, a wait, or the end (with
+   * `onEnd`). When the next step is local it runs inside this same transaction and its outcome is
+   * recorded there as well, until a step that is not local, a wait or the end.
+   */
+  private record(id: string, def: ActionDefinition<any>, first: StepOutcome<unknown>): Promise<{ row: ActionRecord; waiting: boolean }> {
+    return this.db.transaction(async () => {
+      const em = this.db.em();
+      const row = await em.findOneOrFail(ActionRecord, { id });
+      let outcome = first;
+      for (let guard = 0; guard < 1000; guard++) {
+        row.updatedAt = BigInt(this.now());
+        if ("waitMs" in outcome) {
+          if (outcome.state !== undefined) row.state = JSON.stringify(outcome.state);
+          row.notBefore = BigInt(this.now() + outcome.waitMs);
+          await em.flush();
+          return { row, waiting: true };
+        }
+        row.state = JSON.stringify(outcome.state);
+        row.notBefore = 0n;
+        if ("next" in outcome) {
+          row.step = outcome.next;
+          if (!this.isLocal(def, outcome.next)) {
+            await em.flush();
+            return { row, waiting: false };
+          }
+          const step = def.steps[outcome.next];
+          if (!step) throw new Error(`action ${def.kind} has no step ${outcome.next}`);
+          outcome = await step(outcome.state, { id });
+          continue;
+        }
+        const end = "done" in outcome ? "done" : "failed";
+        const error = "failed" in outcome ? outcome.failed : null;
+        // The end of the action and what `onEnd` writes (e.g. its movement's final status) commit together.
+        Object.assign(row, { step: end, error });
+        await em.flush();
+        await def.onEnd?.(id, end, outcome.state, error ?? undefined);
+        return { row, waiting: false };
+      }
+      throw new Error(`action ${id} did not settle after 1000 local steps`);
+    });
   }
 }
 

@@ -73,6 +73,10 @@ export class Database {
     let orm: MikroORM;
     if (location.dialect === "sqlite") {
       orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path } as never);
+      // Write-ahead log with a full sync at every commit: as durable as the rollback journal (a
+      // committed transaction survives a power loss), with one fsync per commit instead of several.
+      await orm.em.getConnection().execute("pragma journal_mode = wal");
+      await orm.em.getConnection().execute("pragma synchronous = full");
     } else {
       orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: location.url, schema: location.schema } as never);
       await orm.em.getConnection().execute(`create schema if not exists "${location.schema}"`);
