@@ -24,6 +24,7 @@ describe("arkoor sender: destination checks, input selection and the change spli
   let started: ArkoorSendState[];
   let sender: ArkoorSender;
   let splitFactor = 2;
+  let gate: Promise<void> | undefined;
 
   beforeEach(async () => {
     db = await memoryDb();
@@ -36,7 +37,12 @@ describe("arkoor sender: destination checks, input selection and the change spli
       keys, vtxos: store, locks: new VtxoLocks(store), chain: {} as ChainSource, movements: {} as MovementStore, db, logger: silentLogger,
       settings: () => ({ network: "regtest", changeSplitFactor: splitFactor, deliveryRetryMs: 1_000 }),
     };
-    const engine = { start: async (_kind: string, state: ArkoorSendState, id: string) => { started.push(state); return { id, step: "done", state }; } };
+    // begin() locks the inputs (as the action's local lock step does); drive() waits for `gate` when set
+    const engine = {
+      begin: async (_kind: string, state: ArkoorSendState, id: string) => { await store.lock(state.inputIds, id); started.push(state); return { id, step: "cosign", state }; },
+      drive: async (id: string) => { await gate; return { id, step: "done", state: started.at(-1) }; },
+    };
+    gate = undefined;
     sender = new ArkoorSender(async () => wallet, engine as unknown as ActionEngine, new Set());
   });
   afterEach(() => db.close());
@@ -78,6 +84,20 @@ describe("arkoor sender: destination checks, input selection and the change spli
     await store.lock([vtxoIdString(locked)], "other");
     await pay(40_000);
     expect(started[0]!.inputIds).to.deep.equal([vtxoIdString(soon)]);
+  });
+
+  it("lets a second payment select and lock its inputs while the first one still talks to the server (the selection is released after the lock)", async () => {
+    const [a, b] = [boardOf(50_000n, randomKey().pk, 1_500), boardOf(50_000n, randomKey().pk, 2_000)];
+    for (const v of [a, b]) await store.add(v);
+    let open!: () => void;
+    gate = new Promise((r) => { open = r; });
+    const first = pay(10_000);
+    const second = pay(10_000);
+    await new Promise((r) => setTimeout(r, 50));
+    // both began while the first one's server calls (drive) have not finished
+    expect(started.map((s) => s.inputIds)).to.deep.equal([[vtxoIdString(a)], [vtxoIdString(b)]]);
+    open();
+    await Promise.all([first, second]);
   });
 
   it("refuses an address of another server or network (400) and an amount above the balance (500) without starting anything", async () => {

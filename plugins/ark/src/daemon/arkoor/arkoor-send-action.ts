@@ -6,7 +6,7 @@ import {
 import { ArkClientClosedError, ArkServerRejectedError } from "@tender/ark-protocol/server";
 import type { ArkRail, ArkRailSource, ArkStores } from "../ark-rail.js";
 import { NoWalletKeysError } from "../keys/ark-keys.js";
-import { postRecoveryIds } from "../mailbox/recovery-ids.js";
+import { backUpVtxoIds } from "../recovery/recovery-backup.js";
 import { VtxoNotSpendableError } from "../vtxos/vtxo-store.js";
 
 /** Kind of the arkoor send action in the kernel's ActionEngine. */
@@ -27,6 +27,8 @@ export interface ArkoorSendState {
   /** Every signed output VTXO (hex), once the server cosigned. */
   signed: string[] | null;
   delivered: boolean;
+  /** The change's ids are in the recovery mailbox (posted while delivering). */
+  recoveryPosted?: boolean;
   /** Why the current step waits (server unreachable), for the caller's answer. */
   lastError?: string;
 }
@@ -86,18 +88,129 @@ function splitSigned(s: ArkoorSendState, w: ArkRail): { change: Vtxo[]; sent: Vt
 }
 
 /**
- * The arkoor send (an out-of-round payment co-signed by the server) as a crash-safe action: lock the inputs and open the
- * movement, register the inputs' chains, get the package cosigned (checkpoints), register every
- * output, deliver to the address's mailbox, then mark inputs spent and store the change. Each
- * step is saved before the next talks to the server; a resumed step is idempotent (the server
+ * The arkoor send (an out-of-round payment co-signed by the server) as a crash-safe action in
+ * three commits: (1) lock the inputs and open the movement (local: one transaction, run while the
+ * caller still holds the VTXO selection); (2) register the inputs' chains and get the package
+ * cosigned (checkpoints), saving the signed VTXOs; (3) register every output, deliver to the
+ * address's mailbox and back the change up for recovery, then — in the transaction that records
+ * the end — store the change, mark the inputs spent and settle the movement. Every server call
+ * happens after the state it depends on was saved; a resumed step is idempotent (the server
  * replays a cosign for the same package, registrations and mailbox posts are idempotent).
- * `fresh` holds the ids of actions this process just started (their movement step needs no search).
+ * `fresh` holds the ids of actions this process just started (their movement needs no search).
  * Locking, the movement and a failed end use only the stores, so a failed send always unlocks its inputs.
+ * The steps `movement`, `registerInputs` and `registerOutputs` are kept for actions saved by
+ * earlier versions, which had a step (and a commit) for each.
  */
 export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: Set<string> = new Set()): ActionDefinition<ArkoorSendState> {
+  const movement = async (s: ArkoorSendState, id: string): Promise<ArkoorSendState> => {
+    faultPoint("ark-send:movement");
+    const w = stores;
+    // an action not started by this process may have created its movement before a crash (an
+    // earlier version committed it apart from the lock): find it instead of creating a second one
+    const existing = fresh.delete(id) ? undefined : (await w.movements.list()).find((m) =>
+      m.subsystem.name === "bark.arkoor" && m.subsystem.kind === "send" && m.status === "pending" && sameIds(m.input_vtxos, s.inputIds));
+    const amount = Number(s.amountSat);
+    const m = existing ?? await w.movements.create({
+      subsystem: { name: "bark.arkoor", kind: "send" },
+      intendedBalanceSat: -amount,
+      effectiveBalanceSat: -amount,
+      offchainFeeSat: 0,
+      sentTo: [{ destination: { type: "ark", value: s.address }, amount_sat: amount }],
+      inputVtxos: s.inputIds,
+    });
+    faultPoint("ark-send:after-movement");
+    return { ...s, movementId: m.id };
+  };
+  const cosign = async (s: ArkoorSendState): Promise<StepOutcome<ArkoorSendState>> => {
+    faultPoint("ark-send:register-inputs");
+    const w = await rail();
+    const inputs = await inputVtxos(w, s);
+    // inputs whose chains the server has (recorded with their recovery backup) need no registration
+    const registered = await Promise.all(s.inputIds.map((id) => w.vtxos.isRecoveryRegistered(id)));
+    const unregistered = inputs.filter((_, k) => !registered[k]);
+    try {
+      if (unregistered.length > 0) await w.server.registerVtxoTransactions(unregistered.map((v) => encodeVtxo(v)));
+    } catch (e) {
+      if (isNotReady(e)) throw e;
+      // a refused registration is left to the cosign request (which the server refuses for an
+      // unknown chain); an unanswered one is retried: the cosign may have been asked before a crash
+      if (!isRejection(e)) return retryLater(s, e);
+    }
+    faultPoint("ark-send:cosign");
+    const info = (await w.server.connect()).arkInfo;
+    const secretFor = (pk: Uint8Array) => {
+      const k = w.keys.keyByPubkey(pk);
+      if (!k) throw new Error(`no key for ${toHex(pk)}`);
+      return k.secretKey;
+    };
+    let signed: Vtxo[];
+    try {
+      const pkg = buildArkoorPackage(inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined });
+      const nonces = arkoorUserNonces(pkg, secretFor);
+      const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
+      const parts = pkg.parts.map((part, k) => ({
+        inputVtxoId: vtxoId(part.input),
+        outputs: part.normal.map(enc),
+        isolatedOutputs: part.isolated.map(enc),
+        userPubNonces: nonces[k]!.map((n) => n.pubNonce),
+        useCheckpoint: true,
+        attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
+      }));
+      const res = await w.server.requestArkoorCosign(parts);
+      const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
+      signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
+    } catch (e) {
+      if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
+      if (isNotReady(e)) throw e;
+      // the server may have cosigned: never unlock now, ask again with the same package
+      return retryLater(s, e);
+    }
+    faultPoint("ark-send:after-cosign");
+    return { next: "deliver", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))), lastError: undefined } as ArkoorSendState };
+  };
+  const deliver = async (s: ArkoorSendState): Promise<StepOutcome<ArkoorSendState>> => {
+    faultPoint("ark-send:register-outputs");
+    const w = await rail();
+    const { sent, change } = splitSigned(s, w);
+    const post = async (): Promise<{ delivered: boolean; rejected: number; lastError: unknown }> => {
+      let rejected = 0;
+      let lastError: unknown;
+      for (const blindedId of s.blindedIds) {
+        try {
+          await w.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
+          return { delivered: true, rejected, lastError };
+        } catch (e) {
+          lastError = e;
+          if (isRejection(e)) rejected++;
+        }
+      }
+      return { delivered: false, rejected, lastError };
+    };
+    // registering the outputs, the payee's delivery (the server takes it for an output it cosigned)
+    // and the change's recovery backup (best effort) are independent: all at once; each is
+    // idempotent, so a retry of the step repeats them without harm
+    const registering = w.server.registerVtxoTransactions((s.signed ?? []).map(fromHex)).then(() => undefined, (e: unknown) => e ?? new Error("registration failed"));
+    faultPoint("ark-send:deliver");
+    const [registerError, { delivered, rejected, lastError }, backedUp] = await Promise.all([
+      registering,
+      post(),
+      s.recoveryPosted === true ? Promise.resolve(true) : backUpVtxoIds(w, change.map(vtxoIdString)),
+    ]);
+    if (registerError !== undefined) {
+      if (isNotReady(registerError)) throw registerError;
+      return retryLater({ ...s, recoveryPosted: backedUp }, registerError);
+    }
+    if (!delivered && rejected < s.blindedIds.length) {
+      w.logger.warn(`arkoor send: delivery failed, retrying later: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
+      return { waitMs: w.settings().deliveryRetryMs, state: { ...s, recoveryPosted: backedUp, lastError: undefined } };
+    }
+    faultPoint("ark-send:after-deliver");
+    return { next: "finalize", state: { ...s, delivered, recoveryPosted: backedUp, lastError: undefined } };
+  };
   return {
     kind: ARKOOR_SEND_ACTION,
     firstStep: "lock",
+    localSteps: ["lock", "movement", "finalize"],
     steps: {
       lock: async (s, { id }) => {
         faultPoint("ark-send:lock");
@@ -107,117 +220,24 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
           if (e instanceof VtxoNotSpendableError) return fail(s, e);
           throw e;
         }
-        return { next: "movement", state: s };
+        return { next: "cosign", state: await movement(s, id) };
       },
-      movement: async (s, { id }) => {
-        faultPoint("ark-send:movement");
-        const w = stores;
-        // an action not started by this process may have created its movement before a crash:
-        // find it (pending, same locked inputs) instead of creating a second one
-        const existing = fresh.delete(id) ? undefined : (await w.movements.list()).find((m) =>
-          m.subsystem.name === "bark.arkoor" && m.subsystem.kind === "send" && m.status === "pending" && sameIds(m.input_vtxos, s.inputIds));
-        const amount = Number(s.amountSat);
-        const m = existing ?? await w.movements.create({
-          subsystem: { name: "bark.arkoor", kind: "send" },
-          intendedBalanceSat: -amount,
-          effectiveBalanceSat: -amount,
-          offchainFeeSat: 0,
-          sentTo: [{ destination: { type: "ark", value: s.address }, amount_sat: amount }],
-          inputVtxos: s.inputIds,
-        });
-        faultPoint("ark-send:after-movement");
-        return { next: "registerInputs", state: { ...s, movementId: m.id } };
-      },
-      registerInputs: async (s) => {
-        faultPoint("ark-send:register-inputs");
-        const w = await rail();
-        try {
-          await w.server.registerVtxoTransactions((await inputVtxos(w, s)).map((v) => encodeVtxo(v)));
-        } catch (e) {
-          if (isNotReady(e)) throw e;
-          return fail(s, e); // nothing was cosigned yet: giving up is safe
-        }
-        return { next: "cosign", state: s };
-      },
-      cosign: async (s) => {
-        faultPoint("ark-send:cosign");
-        const w = await rail();
-        const inputs = await inputVtxos(w, s);
-        const info = (await w.server.connect()).arkInfo;
-        const secretFor = (pk: Uint8Array) => {
-          const k = w.keys.keyByPubkey(pk);
-          if (!k) throw new Error(`no key for ${toHex(pk)}`);
-          return k.secretKey;
-        };
-        let signed: Vtxo[];
-        try {
-          const pkg = buildArkoorPackage(inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined });
-          const nonces = arkoorUserNonces(pkg, secretFor);
-          const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
-          const parts = pkg.parts.map((part, k) => ({
-            inputVtxoId: vtxoId(part.input),
-            outputs: part.normal.map(enc),
-            isolatedOutputs: part.isolated.map(enc),
-            userPubNonces: nonces[k]!.map((n) => n.pubNonce),
-            useCheckpoint: true,
-            attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
-          }));
-          const res = await w.server.requestArkoorCosign(parts);
-          const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
-          signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
-        } catch (e) {
-          if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
-          if (isNotReady(e)) throw e;
-          // the server may have cosigned: never unlock now, ask again with the same package
-          return retryLater(s, e);
-        }
-        faultPoint("ark-send:after-cosign");
-        return { next: "registerOutputs", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))) } };
-      },
-      registerOutputs: async (s) => {
-        faultPoint("ark-send:register-outputs");
-        const w = await rail();
-        try {
-          await w.server.registerVtxoTransactions((s.signed ?? []).map(fromHex));
-        } catch (e) {
-          if (isNotReady(e)) throw e;
-          return retryLater(s, e);
-        }
-        return { next: "deliver", state: s };
-      },
-      deliver: async (s) => {
-        faultPoint("ark-send:deliver");
-        const w = await rail();
-        const { sent } = splitSigned(s, w);
-        let delivered = false;
-        let rejected = 0;
-        let lastError: unknown;
-        for (const blindedId of s.blindedIds) {
-          try {
-            await w.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
-            delivered = true;
-            break;
-          } catch (e) {
-            lastError = e;
-            if (isRejection(e)) rejected++;
-          }
-        }
-        if (!delivered && rejected < s.blindedIds.length) {
-          w.logger.warn(`arkoor send: delivery failed, retrying later: ${lastError instanceof Error ? lastError.message : String(lastError)}`);
-          return { waitMs: w.settings().deliveryRetryMs, state: s };
-        }
-        faultPoint("ark-send:after-deliver");
-        return { next: "finalize", state: { ...s, delivered } };
-      },
+      movement: async (s, { id }) => ({ next: "cosign", state: await movement(s, id) }),
+      registerInputs: cosign,
+      cosign,
+      registerOutputs: deliver,
+      deliver,
       finalize: async (s) => {
         faultPoint("ark-send:finalize");
-        const w = await rail();
-        const { change } = splitSigned(s, w);
+        const w = stores;
+        const { change } = splitSigned(s, await rail());
+        const changeIds = change.map(vtxoIdString);
         for (const v of change) await w.vtxos.add(v, "spendable");
         await w.vtxos.markSpent(s.inputIds);
-        await postRecoveryIds(w, change.map(vtxoIdString));
+        // the outputs' chains were registered and the change's ids posted in the deliver step
+        if (s.recoveryPosted === true) await w.vtxos.markRecoveryRegistered(changeIds);
         if (s.movementId !== null) {
-          await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: change.map(vtxoIdString) });
+          await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: changeIds });
         }
         return { done: true, state: s };
       },

@@ -38,7 +38,7 @@ export class ArkoorSender {
     const recipient = dest.decoded.policy.userPubkey;
 
     // one selection at a time (shared with every rail), so two sends never pick the same VTXOs
-    const started = await w.locks.select(async (spendable) => {
+    const begun = await w.locks.select(async (spendable) => {
       let chosen;
       try {
         chosen = selectVtxos(
@@ -62,14 +62,17 @@ export class ArkoorSender {
         inputIds: chosen.selected.map((c) => c.id), changeKeyIndexes: changeKeys.map((k) => k.index),
         changeAmounts: pieces.map((p) => p.toString()), movementId: null, signed: null, delivered: false,
       };
-      // the lock step runs inside start(), before the selection lock is released
+      // the inputs are locked (with the movement, in one transaction) before the selection is
+      // released; the server calls run after it, so independent payments proceed side by side
       const id = randomUUID();
       this.fresh.add(id);
-      return this.engine.start(ARKOOR_SEND_ACTION, state, id);
+      return this.engine.begin(ARKOOR_SEND_ACTION, state, id);
     });
+    const started = begun.step === "failed" ? begun : ((await this.engine.drive(begun.id)) as typeof begun);
     if (started.step === "failed") throw new InternalServerError(`Failed to send arkoor payment: ${started.error ?? "unknown error"}`);
-    // signed and registered: the payment is made, delivery is retried in the background
-    if (started.step === "done" || started.step === "deliver" || started.step === "finalize") return;
+    // signed and registered (a wait in the deliver step without an error is a delivery retry):
+    // the payment is made, delivery is retried in the background
+    if (started.step === "done" || started.step === "finalize" || (started.step === "deliver" && !started.state.lastError)) return;
     throw new InternalServerError(
       `Failed to send arkoor payment: the Ark server did not answer (${started.state.lastError ?? "unknown error"}); ` +
         "the payment stays pending and is completed in the background",

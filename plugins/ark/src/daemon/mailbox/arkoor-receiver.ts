@@ -36,13 +36,11 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     accepted.push(vtxo);
   }
   if (accepted.length === 0) return [];
-  let registered = false;
-  try {
-    await w.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v)));
-    registered = true;
-  } catch (e) {
+  // the (best effort) registration runs while the VTXOs are stored; the recovery backup waits for it
+  const registering = w.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v))).then(() => true, (e: unknown) => {
     w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
-  }
+    return false;
+  });
   const byKey = new Map<string, Vtxo[]>();
   for (const v of accepted) {
     const k = toHex(v.policy.userPubkey);
@@ -70,6 +68,7 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     });
     stored.push(...fresh.map(vtxoIdString));
   }
+  const registered = await registering;
   await postRecoveryIds(w, stored, { chainsRegistered: registered });
   return stored;
 }

@@ -27,14 +27,18 @@ export class VtxoLocks {
     return this.selection.run(async () => choose(await this.store.list(["spendable"])));
   }
 
-  /** Locks `ids` for `actionId`, all or none; throws `VtxoNotSpendableError` when one is not spendable (or held by another action). */
+  /**
+   * Locks `ids` for `actionId`, all or none; throws `VtxoNotSpendableError` when one is not
+   * spendable (or held by another action). Atomic in the database (checked, then one conditional
+   * update), so it takes no in-process lock and may run inside an action's transaction.
+   */
   lock(ids: readonly string[], actionId: string): Promise<void> {
-    return this.writes.run(() => this.store.lock(ids, actionId));
+    return this.store.lock(ids, actionId);
   }
 
-  /** Returns every VTXO `actionId` holds to spendable. */
+  /** Returns every VTXO `actionId` holds to spendable (one update; may run inside a transaction). */
   release(actionId: string): Promise<void> {
-    return this.writes.run(() => this.store.unlock(actionId));
+    return this.store.unlock(actionId);
   }
 
   /** Stores `vtxo` (idempotent) locked by `actionId`: never spendable before {@link release}. */

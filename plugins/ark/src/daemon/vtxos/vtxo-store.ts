@@ -91,21 +91,24 @@ export class VtxoStore {
   async lock(ids: readonly string[], actionId: string): Promise<void> {
     await this.db.transaction(async () => {
       const tx = this.db.em();
-      const rows = await tx.find(ArkVtxoRow, { id: { $in: [...ids] } });
+      const unique = [...new Set(ids)];
+      const rows = await tx.find(ArkVtxoRow, { id: { $in: unique } });
       const byId = new Map(rows.map((r) => [r.id, r]));
-      for (const id of ids) {
+      // every check before any write: a caller inside a larger transaction may catch the refusal
+      for (const id of unique) {
         const r = byId.get(id);
         if (!r) throw new VtxoNotSpendableError(id, "unknown");
         if (r.state === "locked" && r.lockedBy === actionId) continue;
         if (r.state !== "spendable") throw new VtxoNotSpendableError(id, r.state as VtxoState);
       }
-      const t = BigInt(this.now());
-      for (const r of rows) {
-        r.state = "locked";
-        r.lockedBy = actionId;
-        r.updatedAtMs = t;
-      }
-      await tx.flush();
+      // one conditional update: a row another writer took meanwhile is not counted, and the
+      // error then rolls the whole transaction back
+      const n = await tx.nativeUpdate(
+        ArkVtxoRow,
+        { id: { $in: unique }, $or: [{ state: "spendable" }, { state: "locked", lockedBy: actionId }] },
+        { state: "locked", lockedBy: actionId, updatedAtMs: BigInt(this.now()) },
+      );
+      if (n !== unique.length) throw new Error(`VTXOs changed while being locked for ${actionId}`);
     });
   }
 
