@@ -5,6 +5,7 @@
  */
 import {
   VtxoValidationError,
+  bytesEqual,
   encodeTx,
   encodeVtxo,
   exitTransactions,
@@ -58,9 +59,16 @@ export class VtxoRegistry {
       unique.set(vtxoIdString(v), v);
     }
     const txs: StoredTx[] = [];
+    const fresh: [string, Vtxo][] = [];
     for (const [id, vtxo] of unique) {
-      if (!(await this.ctx.store.getVtxo(id))) throw new NotFoundError("vtxo not found in database", [id]);
+      const stored = await this.ctx.store.getVtxo(id);
+      if (!stored) throw new NotFoundError("vtxo not found in database", [id]);
       if (!vtxo.genesis.every((g) => transitionHasAllWitnesses(g.transition))) throw new BadUserInputError(`vtxo ${id} is not fully signed`, undefined, [id]);
+      // this very chain (same bytes, signatures included) was checked and stored before: a wallet
+      // registering its inputs again, or a payee its received VTXO, costs a lookup only
+      const bytes = encodeVtxo(vtxo);
+      if (stored.state !== "unregistered" && bytesEqual(stored.bytes, bytes)) continue;
+      fresh.push([id, vtxo]);
       const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
       const anchor = await this.ctx.store.getTx(anchorTxid);
       if (!anchor) throw new BadUserInputError(`chain anchor tx not found: ${anchorTxid}`, undefined, [id]);
@@ -73,11 +81,12 @@ export class VtxoRegistry {
       }
       for (const t of exitTransactions(vtxo)) txs.push({ txid: txidHex(t), raw: encodeTx(t), signed: true, isFunding: false });
     }
+    if (fresh.length === 0) return;
     await this.ctx.store.registerChains(
-      [...unique].map(([id, v]) => ({ id, bytes: encodeVtxo(v) })),
+      fresh.map(([id, v]) => ({ id, bytes: encodeVtxo(v) })),
       txs,
     );
-    this.ctx.logger.debug(`registered ${unique.size} vtxo chain(s)`);
+    this.ctx.logger.debug(`registered ${fresh.length} vtxo chain(s)`);
   }
 
   /** `GetVtxo`: the stored encoding. */

@@ -229,4 +229,24 @@ describe("ark server: arkoor cosigning (captaind's RequestArkoorCosign checks)",
     expect(await rejection(f.server.registerVtxoTransactions([encodeVtxo(good!), encodeVtxo(stranger)]))).to.be.instanceOf(NotFoundError);
     expect(await stateOf(good!)).to.equal("unregistered");
   });
+  it("registers a registered chain again without a change, but checks a different encoding of a registered VTXO (an altered signature is refused)", async () => {
+    const coin = await alice.board(40_000n);
+    const { sent } = await alice.send([coin], 40_000n, bob.key().pk);
+    const vtxo = sent[0]!;
+    await f.server.registerVtxoTransactions([encodeVtxo(vtxo)]);
+    expect(await stateOf(vtxo)).to.equal("spendable");
+    // the same id with one signature byte changed is not taken for the registered chain
+    const last = vtxo.genesis.at(-1)!;
+    const sig = new Uint8Array(last.transition.signature!);
+    sig[10]! ^= 1;
+    const forged: Vtxo = { ...vtxo, genesis: [...vtxo.genesis.slice(0, -1), { ...last, transition: { ...last.transition, signature: sig } as typeof last.transition }] };
+    const err = await rejection(f.server.registerVtxoTransactions([encodeVtxo(forged)]));
+    expect(err).to.be.instanceOf(BadUserInputError);
+    expect(err.message).to.match(/^bad user input: vtxo validation failed: /);
+    expect((await f.server.ctx.store.getVtxo(formatOutPoint(vtxo.point)))!.bytes).to.deep.equal(encodeVtxo(vtxo));
+    // spent onwards, the registered chain registers again and stays spent
+    await bob.send(sent, 39_000n, newKey().pk);
+    await f.server.registerVtxoTransactions([encodeVtxo(vtxo)]);
+    expect(await stateOf(vtxo)).to.equal("spent");
+  });
 });
