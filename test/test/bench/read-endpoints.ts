@@ -1,0 +1,87 @@
+/**
+ * `GET /wallet/balance` and `GET /wallet/vtxos` with a long history: a wallet holding 10,000
+ * spent and 100 live VTXOs against one holding only the 100 live ones (rows written straight into
+ * the stopped daemons' databases). The ratio of their p50s shows whether the reads grow with
+ * history (they should only touch live rows).
+ */
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import { Database, silentLogger, type BenchRow } from "@tender/core";
+import { ArkVtxoRow, ARK_ENTITIES, ARK_MIGRATIONS } from "@tender/plugin-ark";
+import type { Daemon } from "../../src/daemon-process.js";
+import { createBody, ok, type VtxoInfo } from "../ark-harness.js";
+import type { DevnetWithArk } from "../ark-harness.js";
+
+const LIVE = 100;
+const SPENT = 10_000;
+
+/** Adds `live` spendable and `spent` spent copies of `template` (distinct ids) straight into a stopped daemon's database. */
+async function fillVtxos(datadir: string, template: ArkVtxoRow, live: number, spent: number): Promise<void> {
+  const file = readdirSync(datadir).find((f) => f.endsWith(".sqlite"));
+  if (!file) throw new Error(`no SQLite database in ${datadir}`);
+  const db = new Database({ entities: ARK_ENTITIES, migrations: ARK_MIGRATIONS }, silentLogger);
+  await db.open({ dialect: "sqlite", path: join(datadir, file) });
+  try {
+    for (let start = 0; start < live + spent; start += 500) {
+      const em = db.em();
+      for (let i = start; i < Math.min(live + spent, start + 500); i++) {
+        em.create(ArkVtxoRow, {
+          id: `${i.toString(16).padStart(64, "0")}:0`, encoded: template.encoded, amountSat: template.amountSat, expiryHeight: template.expiryHeight,
+          state: i < live ? "spendable" : "spent", lockedBy: null, createdAtMs: BigInt(i), updatedAtMs: BigInt(i),
+        });
+      }
+      await em.flush();
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+async function p50Ms(d: Daemon, path: string, rounds = 40): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await ok(d, "GET", path);
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(rounds / 2)]!;
+}
+
+/** Measures both reads on a large and a small wallet; `source` is a daemon holding a VTXO to copy (it must be running). */
+export async function readEndpointsRatios(
+  devnet: DevnetWithArk,
+  source: Daemon,
+  start: (datadir?: string) => Promise<{ d: Daemon }>,
+): Promise<{ balanceRatio: number; vtxosRatio: number; rows: BenchRow[] }> {
+  const [{ d: big }, { d: small }] = [await start(), await start()];
+  await ok(big, "POST", "/api/v1/wallet/create", createBody(devnet));
+  await ok(small, "POST", "/api/v1/wallet/create", createBody(devnet));
+  const template = (await ok<VtxoInfo[]>(source, "GET", "/api/v1/wallet/vtxos"))[0]!;
+  const { encoded } = await ok<{ encoded: string }>(source, "GET", `/api/v1/wallet/vtxos/${template.id}/encoded`);
+  const row = Object.assign(new ArkVtxoRow(), { encoded, amountSat: BigInt(template.amount_sat), expiryHeight: template.expiry_height });
+  const reopened: Daemon[] = [];
+  for (const [d, spent] of [[big, SPENT], [small, 0]] as const) {
+    await d.stop();
+    await fillVtxos(d.datadir, row, LIVE, spent);
+    reopened.push((await start(d.datadir)).d);
+  }
+  const [bigD, smallD] = reopened as [Daemon, Daemon];
+  if ((await ok<VtxoInfo[]>(bigD, "GET", "/api/v1/wallet/vtxos")).length !== LIVE) throw new Error("the filled wallet does not list its live VTXOs");
+  // alternate the two wallets, so a change in the machine's load hits both alike
+  const balance = [0, 0];
+  const vtxos = [0, 0];
+  for (let r = 0; r < 2; r++) {
+    balance[0]! += await p50Ms(bigD, "/api/v1/wallet/balance"); balance[1]! += await p50Ms(smallD, "/api/v1/wallet/balance");
+    vtxos[0]! += await p50Ms(bigD, "/api/v1/wallet/vtxos"); vtxos[1]! += await p50Ms(smallD, "/api/v1/wallet/vtxos");
+  }
+  const [b0, b1, v0, v1] = [balance[0]! / 2, balance[1]! / 2, vtxos[0]! / 2, vtxos[1]! / 2];
+  return {
+    balanceRatio: b0 / b1,
+    vtxosRatio: v0 / v1,
+    rows: [
+      { name: `GET /wallet/balance, 10k spent + ${LIVE} live`, opsPerSec: 1000 / b0, note: `p50 ${b0.toFixed(2)} ms; ${LIVE} live only ${b1.toFixed(2)} ms` },
+      { name: `GET /wallet/vtxos, 10k spent + ${LIVE} live`, opsPerSec: 1000 / v0, note: `p50 ${v0.toFixed(2)} ms; ${LIVE} live only ${v1.toFixed(2)} ms` },
+    ],
+  };
+}
