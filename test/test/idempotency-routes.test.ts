@@ -57,13 +57,13 @@ describe("Idempotency-Key on any mutating route, wallet creation, restarts and t
     expect(good.headers.get("idempotent-replayed")).to.equal(null);
   });
 
-  it("answers the movement a write created in Tender-Movement-Id", async () => {
+  it("answers the movement a write created in Tender-Movement-Id, leaving the body of an operation that is not a payment as it is", async () => {
     const r = await d.api("POST", "/api/v1/example/movements", {
       body: { kind: "receive", amount_sat: 1234, method: { type: "custom", value: "tip" } }, headers: { "Idempotency-Key": "movement-1" },
     });
-    const m = r.json as { id: number; movement_id: number };
+    const m = r.json as { id: number; movement_id?: number };
     expect(r.headers.get("tender-movement-id")).to.equal(String(m.id));
-    expect(m.movement_id).to.equal(m.id);
+    expect(m.movement_id).to.equal(undefined);
     const again = await d.api("POST", "/api/v1/example/movements", {
       body: { kind: "receive", amount_sat: 1234, method: { type: "custom", value: "tip" } }, headers: { "Idempotency-Key": "movement-1" },
     });
@@ -93,5 +93,8 @@ describe("Idempotency-Key on any mutating route, wallet creation, restarts and t
     const send = doc.paths["/api/v1/wallet/send"]!.post!.responses["200"]!.content!["application/json"]!.schema!;
     const sendSchema = typeof send.$ref === "string" ? doc.components.schemas[send.$ref.split("/").pop()!]! : send;
     expect(Object.keys(sendSchema.properties ?? {})).to.include.members(["message", "movement_id"]);
+    const create = doc.paths["/api/v1/wallet/create"]!.post!.responses["200"]!.content!["application/json"]!.schema!;
+    const createSchema = typeof create.$ref === "string" ? doc.components.schemas[create.$ref.split("/").pop()!]! : create;
+    expect(Object.keys(createSchema.properties ?? {}), "only payment answers gain the field").to.not.include("movement_id");
   });
 });

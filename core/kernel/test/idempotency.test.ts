@@ -236,7 +236,7 @@ describe(`idempotency keys on mutating requests (kernel layer, ${name})`, functi
     let now = Date.now() + 3_600_000;
     const layer = new IdempotencyLayer(kernel.database, kernel.actions, kernel.events, silentLogger, { now: () => now, retentionMs: 24 * 3600_000 });
     const mk = (key: string) => ({ id: recordIdOf("s", key), scope: "s", key, method: "POST", path: "/x", operationId: "x", requestHash: "h" });
-    await layer.store.complete(mk("old"), { status: 200, contentType: "application/json", body: Buffer.from("{}"), movementId: undefined });
+    await layer.store.complete(mk("old"), { status: 200, contentType: "application/json", body: Buffer.from("{}"), movementIds: [] });
     await layer.store.begin(mk("stuck"));
     await kernel.actions.start("test.hang", { movementId: 1 }, "act-stuck");
     await layer.store.link(mk("stuck").id, "action", "act-stuck");

@@ -28,6 +28,15 @@ export class ConflictError extends HttpError {
 
 const MUTATING = new Set(["post", "put", "patch", "delete"]);
 
+/**
+ * barkd's payment operations: their JSON answers also carry `movement_id` (barkd's schemas allow
+ * extra fields) when the request created one movement. Every other mutating answer names its
+ * movements in the `Tender-Movement-Id` header only (barkd's board answer has its own field).
+ */
+export const PAYMENT_OPERATIONS: ReadonlySet<string> = new Set([
+  "send", "pay", "onchain_send", "onchain_send_many", "onchain_drain", "send_onchain", "offboard_vtxos", "offboard_all",
+]);
+
 /** The `Idempotency-Key` of a request: absent, or one value of 1 to 255 visible ASCII characters. */
 export function readIdempotencyKey(req: Request): string | undefined {
   const values: string[] = [];
@@ -67,7 +76,7 @@ export const IDEMPOTENCY_RETENTION_MS = 24 * 3600_000;
  * The request pipeline's idempotency layer (Stripe's semantics for `Idempotency-Key`) and the
  * movement id of mutating answers:
  * - every mutating request runs in a {@link MutationContext}; the movements it creates are
- *   answered in `Tender-Movement-Id` and, for a JSON object answer, as `movement_id`;
+ *   answered in `Tender-Movement-Id` and, for a payment's JSON object answer, as `movement_id`;
  * - with a key, the key is stored as `running` before the handler runs; the answer (status, type,
  *   body) is stored before it is sent, and replayed (`Idempotent-Replayed: true`) to a retry with the
  *   same method, path and body; another request under the same key is a 422; a retry while the
@@ -120,7 +129,7 @@ export class IdempotencyLayer {
     const key = readIdempotencyKey(req);
     const ctx = new MutationContext();
     if (key === undefined) {
-      this.captureAnswer(res, ctx, undefined);
+      this.captureAnswer(res, ctx, undefined, route.operationId);
       return runInMutationContext(ctx, run);
     }
     const scope = callerScope(req);
@@ -154,7 +163,7 @@ export class IdempotencyLayer {
         faultPoint("idempotency:after-begin");
       }
       handedOver = true;
-      this.captureAnswer(res, ctx, use);
+      this.captureAnswer(res, ctx, use, route.operationId);
       return await runInMutationContext(ctx, run);
     } finally {
       if (!handedOver) this.inFlight.delete(use.id);
@@ -194,7 +203,7 @@ export class IdempotencyLayer {
   private replay(res: Response, a: StoredAnswer): undefined {
     res.status(a.status);
     res.setHeader(REPLAYED_HEADER, "true");
-    if (a.movementId !== undefined) res.setHeader(MOVEMENT_ID_HEADER, String(a.movementId));
+    if (a.movementIds.length > 0) res.setHeader(MOVEMENT_ID_HEADER, a.movementIds.join(", "));
     if (a.contentType) res.setHeader("Content-Type", a.contentType);
     res.end(a.body);
     return undefined;
@@ -205,7 +214,7 @@ export class IdempotencyLayer {
    * (when there is one), and only then lets it out — a client never sees an answer that a retry
    * would not get again.
    */
-  private captureAnswer(res: Response, ctx: MutationContext, use: NewKeyUse | undefined): void {
+  private captureAnswer(res: Response, ctx: MutationContext, use: NewKeyUse | undefined, operationId: string): void {
     const chunks: Buffer[] = [];
     const write = res.write.bind(res);
     const end = res.end.bind(res);
@@ -223,7 +232,7 @@ export class IdempotencyLayer {
       ended = true;
       if (chunk !== undefined && chunk !== null && typeof chunk !== "function") chunks.push(toBuffer(chunk, enc));
       const done = typeof chunk === "function" ? chunk : typeof enc === "function" ? enc : cb;
-      void this.finish(res, ctx, use, Buffer.concat(chunks)).then((body) => {
+      void this.finish(res, ctx, use, Buffer.concat(chunks), operationId).then((body) => {
         res.write = write;
         res.end = end;
         end(body, done as () => void);
@@ -232,17 +241,17 @@ export class IdempotencyLayer {
     }) as typeof res.end;
   }
 
-  private async finish(res: Response, ctx: MutationContext, use: NewKeyUse | undefined, raw: Buffer): Promise<Buffer> {
+  private async finish(res: Response, ctx: MutationContext, use: NewKeyUse | undefined, raw: Buffer, operationId: string): Promise<Buffer> {
     try {
       const movementId = ctx.movementIds[0];
       let body = raw;
       if (movementId !== undefined) {
-        res.setHeader(MOVEMENT_ID_HEADER, String(movementId));
-        body = withMovementId(res, raw, movementId);
+        res.setHeader(MOVEMENT_ID_HEADER, ctx.movementIds.join(", "));
+        if (ctx.movementIds.length === 1 && PAYMENT_OPERATIONS.has(operationId)) body = withMovementId(res, raw, movementId);
       }
       if (use) {
         faultPoint("idempotency:before-store");
-        const answer: StoredAnswer = { status: res.statusCode, contentType: headerText(res.getHeader("Content-Type")), body, movementId };
+        const answer: StoredAnswer = { status: res.statusCode, contentType: headerText(res.getHeader("Content-Type")), body, movementIds: ctx.movementIds };
         try {
           if (this.store.isOpen) await this.store.complete(use, answer);
         } catch (e) {

@@ -45,9 +45,9 @@ export class IdempotencyRecord {
   @Property({ type: "text", nullable: true })
   body?: string | null;
 
-  /** The movement the request created, if any (replayed in `Tender-Movement-Id`). */
-  @Property({ type: "integer", fieldName: "movement_id", nullable: true })
-  movementId?: number | null;
+  /** The movements the request created, comma-separated (replayed in `Tender-Movement-Id`). */
+  @Property({ type: "text", fieldName: "movement_ids", nullable: true })
+  movementIds?: string | null;
 
   /** Epoch ms. */
   @Property({ type: "bigint", fieldName: "created_at" })
@@ -97,7 +97,7 @@ export const idempotencyMigration = defineMigration({
       status_code integer null,
       content_type varchar(255) null,
       body text null,
-      movement_id integer null,
+      movement_ids text null,
       created_at bigint not null,
       completed_at bigint null
     )`,

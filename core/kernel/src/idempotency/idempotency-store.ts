@@ -22,7 +22,8 @@ export interface StoredAnswer {
   status: number;
   contentType: string | undefined;
   body: Buffer;
-  movementId: number | undefined;
+  /** The movements the request created (replayed in `Tender-Movement-Id`). */
+  movementIds: readonly number[];
 }
 
 /** What a request that takes a key is. */
@@ -54,7 +55,7 @@ export class IdempotencyStore {
   /** Stores the key as `running` (durably, before the handler runs). Throws {@link KeyTakenError} when the row exists. */
   async begin(use: NewKeyUse): Promise<void> {
     const em = this.db.em();
-    em.create(IdempotencyRecord, { ...use, state: "running", statusCode: null, contentType: null, body: null, movementId: null, createdAt: BigInt(this.now()), completedAt: null });
+    em.create(IdempotencyRecord, { ...use, state: "running", statusCode: null, contentType: null, body: null, movementIds: null, createdAt: BigInt(this.now()), completedAt: null });
     try {
       await em.flush();
     } catch (e) {
@@ -68,7 +69,7 @@ export class IdempotencyStore {
     const em = this.db.em();
     const fields = {
       state: "complete", statusCode: answer.status, contentType: answer.contentType ?? null, body: answer.body.toString("base64"),
-      movementId: answer.movementId ?? null, completedAt: BigInt(this.now()),
+      movementIds: answer.movementIds.length ? answer.movementIds.join(",") : null, completedAt: BigInt(this.now()),
     };
     const row = await em.findOne(IdempotencyRecord, { id: use.id });
     if (row) Object.assign(row, fields);
@@ -114,6 +115,6 @@ export function answerOf(r: IdempotencyRecord): StoredAnswer {
     status: r.statusCode ?? 500,
     contentType: r.contentType ?? undefined,
     body: Buffer.from(r.body ?? "", "base64"),
-    movementId: r.movementId ?? undefined,
+    movementIds: r.movementIds ? r.movementIds.split(",").map(Number) : [],
   };
 }

@@ -8,7 +8,7 @@ export type InterruptedOutcome =
   | { pending: false; answer: StoredAnswer };
 
 const json = (status: number, body: Record<string, unknown>, movementId: number | undefined): StoredAnswer => ({
-  status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(body), "utf8"), movementId,
+  status, contentType: "application/json; charset=utf-8", body: Buffer.from(JSON.stringify(body), "utf8"), movementIds: movementId === undefined ? [] : [movementId],
 });
 
 const PAYMENT_MESSAGES: Record<string, string> = { send: "Payment sent successfully", pay: "Payment initiated successfully" };

@@ -1,4 +1,4 @@
-import { IDEMPOTENCY_KEY_HEADER, MAX_KEY_LENGTH, MOVEMENT_ID_HEADER, REPLAYED_HEADER } from "./idempotency-layer.js";
+import { IDEMPOTENCY_KEY_HEADER, MAX_KEY_LENGTH, MOVEMENT_ID_HEADER, PAYMENT_OPERATIONS, REPLAYED_HEADER } from "./idempotency-layer.js";
 import { LINK_HEADER, NEXT_CURSOR_HEADER } from "../http/pagination.js";
 
 type Json = Record<string, any>;
@@ -17,7 +17,7 @@ function resolve(doc: Json, schema: Json | undefined): Json | undefined {
  * Adds what tender offers integrators beyond barkd to the generated document, leaving barkd's
  * operations, parameters and schemas as they are otherwise: the optional `Idempotency-Key`
  * header on every mutating operation (with its 409 and 422 answers and the replay header), the
- * movement id of mutating answers (`Tender-Movement-Id`, `movement_id`), and the next-page
+ * movement ids of mutating answers (`Tender-Movement-Id`; `movement_id` in payment answers), and the next-page
  * headers of cursor-paginated lists.
  */
 export function documentIntegratorFeatures(doc: Json): Json {
@@ -55,9 +55,9 @@ function documentIdempotency(doc: Json, op: Json, responses: Json): void {
     ok.headers = {
       ...(ok.headers ?? {}),
       [REPLAYED_HEADER]: { description: "tender: `true` when this answer is the stored answer of an earlier request with the same Idempotency-Key.", schema: { type: "string", enum: ["true"] } },
-      [MOVEMENT_ID_HEADER]: { description: "tender: the id of the movement this request created, when it created one.", schema: { type: "integer" } },
+      [MOVEMENT_ID_HEADER]: { description: "tender: the ids of the movements this request created (comma-separated), when it created any.", schema: { type: "string" } },
     };
-    const schema = resolve(doc, ok.content?.["application/json"]?.schema);
+    const schema = PAYMENT_OPERATIONS.has(op.operationId) ? resolve(doc, ok.content?.["application/json"]?.schema) : undefined;
     if (schema && schema.type === "object" && schema.properties && !schema.properties.movement_id) {
       schema.properties.movement_id = { type: "integer", format: "int32", description: "tender: the id of the movement this request created, when it created one (as in `Tender-Movement-Id`)." };
     }
