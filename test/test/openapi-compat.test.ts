@@ -20,6 +20,10 @@ const TENDER_EXTENSIONS: Record<string, string> = {
   "post /api/v1/webhooks/{id}/enable": "enable_webhook",
   "get /api/v1/webhooks/{id}/deliveries": "list_webhook_deliveries",
   "post /api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver": "redeliver_webhook_delivery",
+  "post /api/v1/keys": "create_api_key",
+  "get /api/v1/keys": "list_api_keys",
+  "get /api/v1/keys/audit": "list_api_audit",
+  "delete /api/v1/keys/{id}": "revoke_api_key",
   "post /api/v1/wallet/bip321/qr": "bip321_qr",
 };
 

@@ -85,6 +85,27 @@ describe("webhooks (tender extension), end to end with a local receiver", functi
     expect((await d.api("DELETE", `/api/v1/webhooks/${w.id}`)).status).to.equal(404);
   });
 
+  it("answers only the owner token: an API key, even an admin one, gets 403 on every webhook route; a read key replays the events", async () => {
+    const key = await d.api("POST", "/api/v1/keys", { body: { name: "ops", scopes: ["read", "receive", "send", "admin"] } });
+    expect(key.status, key.text).to.equal(200);
+    const admin = (key.json as { secret: string }).secret;
+    const w = await createHook({ url: rx.url("/owner-only") });
+    const routes: [string, string, unknown?][] = [
+      ["GET", "/api/v1/webhooks"], ["POST", "/api/v1/webhooks", { url: rx.url("/by-key") }], ["GET", `/api/v1/webhooks/${w.id}`],
+      ["DELETE", `/api/v1/webhooks/${w.id}`], ["POST", `/api/v1/webhooks/${w.id}/enable`], ["GET", `/api/v1/webhooks/${w.id}/deliveries`],
+      ["POST", `/api/v1/webhooks/${w.id}/deliveries/1/redeliver`],
+    ];
+    for (const [m, p, body] of routes) {
+      const r = await d.api(m, p, { token: admin, ...(body ? { body } : {}) });
+      expect(r.status, `${m} ${p}: ${r.text}`).to.equal(403);
+      expect(JSON.stringify(r.json)).to.not.include(w.secret);
+    }
+    expect(((await d.api("GET", "/api/v1/webhooks")).json as Webhook[]).map((x) => x.url)).to.deep.equal([rx.url("/owner-only")]);
+    const readKey = ((await d.api("POST", "/api/v1/keys", { body: { name: "dashboard", scopes: ["read"] } })).json as { secret: string }).secret;
+    expect((await d.api("GET", "/api/v1/events", { token: readKey })).status).to.equal(200);
+    await d.api("DELETE", `/api/v1/webhooks/${w.id}`);
+  });
+
   it("delivers each event as the logged event's JSON, signed so that the receiver's check with the secret passes", async () => {
     const w = await createHook({ url: rx.url("/signed") });
     const id = await addMovement();

@@ -27,10 +27,11 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
     if (!w) throw notFound("webhook", id);
     return w;
   };
-  const base = { tag: "webhooks", requiresWallet: true } as const;
+  // the owner token only: API keys, whatever their scopes, never see or change webhooks
+  const base = { tag: "webhooks", requiresWallet: true, scope: "owner" } as const;
   return [
     {
-      ...base, method: "post", path: "/api/v1/webhooks", scope: "admin", operationId: "create_webhook",
+      ...base, method: "post", path: "/api/v1/webhooks", operationId: "create_webhook",
       summary: "Register a webhook; the answer shows its signing secret, once (tender extension)",
       body: CreateWebhookSchema,
       responses: { 200: { description: "The webhook with its secret", schema: CreatedWebhookSchema }, 400: e400, 500: e500 },
@@ -54,7 +55,7 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       handler: async ({ params }) => webhookJson(await hook(params.id)),
     },
     {
-      ...base, method: "delete", path: "/api/v1/webhooks/{id}", scope: "admin", operationId: "delete_webhook",
+      ...base, method: "delete", path: "/api/v1/webhooks/{id}", operationId: "delete_webhook",
       summary: "Delete a webhook and its delivery log (tender extension)",
       params: WebhookIdParams,
       responses: { 200: { description: "Deleted", schema: z.object({ deleted: z.boolean() }) }, 404: e404, 500: e500 },
@@ -64,7 +65,7 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       },
     },
     {
-      ...base, method: "post", path: "/api/v1/webhooks/{id}/enable", scope: "admin", operationId: "enable_webhook",
+      ...base, method: "post", path: "/api/v1/webhooks/{id}/enable", operationId: "enable_webhook",
       summary: "Enable a disabled webhook again; its pending deliveries resume (tender extension)",
       params: WebhookIdParams,
       responses: { 200: { description: "The webhook", schema: WebhookSchema }, 404: e404, 500: e500 },
@@ -87,7 +88,7 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       },
     },
     {
-      ...base, method: "post", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", scope: "admin", operationId: "redeliver_webhook_delivery",
+      ...base, method: "post", path: "/api/v1/webhooks/{id}/deliveries/{delivery_id}/redeliver", operationId: "redeliver_webhook_delivery",
       summary: "Attempt a delivery again now, whatever its status or the webhook's (tender extension)",
       params: DeliveryParams,
       responses: {
