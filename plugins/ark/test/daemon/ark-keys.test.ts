@@ -28,6 +28,17 @@ describe("Ark keys (m/350'/0'/i from the wallet's master, persisted index)", () 
     expect(again.isOwnPubkey(WalletKeys.fromMnemonic(MNEMONIC).vtxoKey(5).publicKey)).to.equal(false);
   });
 
+  it("hands out several keys at once (a payment's change keys), skipping the ones refused, every one persisted", async () => {
+    const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
+    await keys.nextVtxoKey();
+    const refused = keys.deriveVtxoKey(2).publicKey;
+    const got = await keys.nextVtxoKeys(2, (k) => bytesEqual(k.publicKey, refused));
+    expect(got.map((k) => k.index)).to.deep.equal([1, 3]);
+    const again = await ArkKeys.load(db, masterOf(MNEMONIC));
+    for (const i of [1, 2, 3]) expect(again.peekVtxoKey(i)?.index).to.equal(i); // the skipped one is handed out too
+    expect((await again.nextVtxoKey()).index).to.equal(4);
+  });
+
   it("claims a key of the seed that was never handed out (import into a restored wallet) and refuses a foreign one", async () => {
     const keys = await ArkKeys.load(db, masterOf(MNEMONIC));
     const k9 = WalletKeys.fromMnemonic(MNEMONIC).vtxoKey(9).publicKey;

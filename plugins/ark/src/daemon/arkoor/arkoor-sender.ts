@@ -51,12 +51,8 @@ export class ArkoorSender {
         throw e;
       }
       const pieces = splitChange(chosen.total - amount, amount, w.settings().changeSplitFactor);
-      const changeKeys = [];
-      for (let i = 0; i < pieces.length; i++) {
-        const k = await w.keys.nextVtxoKey();
-        if (toHex(k.publicKey) === toHex(recipient)) i--; // never reuse the destination key as change
-        else changeKeys.push(k);
-      }
+      // fresh change keys, persisted in one write; never the destination key
+      const changeKeys = await w.keys.nextVtxoKeys(pieces.length, (k) => toHex(k.publicKey) === toHex(recipient));
       const state: ArkoorSendState = {
         address: dest.address, amountSat: amount.toString(), recipientPubkey: toHex(recipient), blindedIds,
         inputIds: chosen.selected.map((c) => c.id), changeKeyIndexes: changeKeys.map((k) => k.index),

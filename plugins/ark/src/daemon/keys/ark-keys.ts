@@ -68,15 +68,30 @@ export class ArkKeys {
   }
 
   /** Hands out the next unused VTXO key, persisting its index first. */
-  nextVtxoKey(): Promise<VtxoKey> {
+  async nextVtxoKey(): Promise<VtxoKey> {
+    return (await this.nextVtxoKeys(1))[0]!;
+  }
+
+  /**
+   * Hands out the next `n` unused VTXO keys, all persisted in one write first (a payment's change
+   * keys). `skip` keys are derived and handed out but not returned (a key equal to the payee's).
+   */
+  nextVtxoKeys(n: number, skip: (key: VtxoKey) => boolean = () => false): Promise<VtxoKey[]> {
     return this.lock.run(async () => {
-      const key = this.deriveVtxoKey(this.nextIndex);
+      const keys: VtxoKey[] = [];
+      const out: VtxoKey[] = [];
+      for (let index = this.nextIndex; out.length < n; index++) {
+        const key = this.deriveVtxoKey(index);
+        keys.push(key);
+        if (!skip(key)) out.push(key);
+      }
+      if (keys.length === 0) return out;
       const em = this.db.em();
-      em.create(ArkKeyRow, { keyIndex: key.index, pubkey: toHex(key.publicKey) });
+      for (const key of keys) em.create(ArkKeyRow, { keyIndex: key.index, pubkey: toHex(key.publicKey) });
       await em.flush();
-      this.byPubkey.set(toHex(key.publicKey), key.index);
-      this.nextIndex = key.index + 1;
-      return key;
+      for (const key of keys) this.byPubkey.set(toHex(key.publicKey), key.index);
+      this.nextIndex = keys.at(-1)!.index + 1;
+      return out;
     });
   }
 
