@@ -134,8 +134,12 @@ describe("BIP-321 builder over contributors", () => {
   });
 
   it("upper-case refusal is barkd's 400", async () => {
-    const err = (await buildBip321(contributors([]), "regtest", { label: "shop", uppercase: true }).catch((e: Error) => e)) as Error & { status?: number };
+    const used: string[] = [];
+    const err = (await buildBip321(contributors(used), "regtest", { label: "shop", uppercase: true, onchain: true }).catch((e: Error) => e)) as Error & { status?: number };
     expect(err.status).to.equal(400);
+    expect(used, "no address handed out for a refused request").to.deep.equal([]);
+    const upperLabel = await buildBip321(contributors([]), "regtest", { label: "SHOP 1", uppercase: true });
+    expect(upperLabel.bip321).to.equal(`BITCOIN:?LABEL=SHOP%201&ARK=${ARK.toUpperCase()}`);
     expect(err.message).to.equal("bad request: cannot upper-case the URI: it carries a label, message, or base58 address");
     const ok = await buildBip321(contributors([]), "regtest", { uppercase: true, onchain: true });
     expect(ok.bip321).to.equal(`BITCOIN:?TB=${TB.toUpperCase()}&ARK=${ARK.toUpperCase()}`);

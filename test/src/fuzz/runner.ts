@@ -62,11 +62,14 @@ const BACKGROUND_AFTER_SUCCESS = new Set(["POST /api/v1/wallet/send", "POST /api
 /**
  * What barkd itself changes before it refuses a request: a board derives and stores the next
  * Ark key before it builds the funding transaction, so a board refused for its amount or funds
- * (500) has used up one address index.
+ * (500) has used up one address index; a BIP 321 URI whose invoice is refused likewise.
  */
 const REFUSAL_EFFECTS: Record<string, { status: number; part: RegExp }> = {
   "POST /api/v1/boards/board-amount": { status: 500, part: /^peek address/ },
   "POST /api/v1/boards/board-all": { status: 500, part: /^peek address/ },
+  // barkd builds a BIP 321 URI's Ark address before its invoice: a refused invoice leaves the address used
+  "POST /api/v1/wallet/bip321": { status: 500, part: /^Failed to build BIP 321 URI: failed to generate lightning invoice/ },
+  "POST /api/v1/wallet/bip321/qr": { status: 500, part: /^Failed to build BIP 321 URI: failed to generate lightning invoice/ },
 };
 
 function lenientJson(body: Buffer | undefined): unknown {

@@ -1,7 +1,9 @@
 import { BadRequestError, UnprocessableEntityError, withContext } from "@tender/core";
 import type { Network } from "../config/wallet-config.js";
 import type { Bip321Contributors } from "./bip321-contributors.js";
-import { bip321Uri, uppercaseBip321Uri, type Bip321Parts } from "./bip321-uri.js";
+import { bip321Uri, isUppercasable, uppercaseBip321Uri, type Bip321Parts } from "./bip321-uri.js";
+
+const UPPERCASE_REFUSED = "bad request: cannot upper-case the URI: it carries a label, message, or base58 address";
 
 /** What `POST /api/v1/wallet/bip321` asks for. */
 export interface Bip321Ask {
@@ -31,6 +33,9 @@ export async function buildBip321(contributors: Bip321Contributors, network: Net
   if (ask.onchain && !contributors.contributor("onchain")) throw new UnprocessableEntityError("No onchain wallet configured");
   const fail = (e: unknown) => withContext("Failed to build BIP 321 URI", e);
   if (ask.amountSat !== undefined && ask.amountSat === 0n) throw fail(new Error("amount cannot be zero"));
+  // a lower-case label or message is refused before any address is handed out (the addresses are checked once made)
+  const text = { ...(ask.label !== undefined ? { label: ask.label } : {}), ...(ask.message !== undefined ? { message: ask.message } : {}) };
+  if (ask.uppercase && !isUppercasable(text)) throw new BadRequestError(UPPERCASE_REFUSED);
   const request = ask.amountSat !== undefined ? { amountSat: ask.amountSat } : {};
   const step = async (part: "onchain" | "ark" | "lightning", context: string) => {
     try {
@@ -55,7 +60,7 @@ export async function buildBip321(contributors: Bip321Contributors, network: Net
   let uri = bip321Uri(parts);
   if (ask.uppercase) {
     const upper = uppercaseBip321Uri(parts);
-    if (upper === undefined) throw new BadRequestError("bad request: cannot upper-case the URI: it carries a label, message, or base58 address");
+    if (upper === undefined) throw new BadRequestError(UPPERCASE_REFUSED);
     uri = upper;
   }
   return {
