@@ -55,7 +55,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=200`;
     }
     const t = performance.now();
-    const d = await startDaemon({ config: arkDaemonConfig(), env, ...(datadir ? { datadir } : {}) });
+    const d = await startDaemon({ config: arkDaemonConfig(), env, startTimeoutMs: 90_000, ...(datadir ? { datadir } : {}) });
     await until("ping", async () => ((await d.api("GET", "/ping")).status === 200 ? true : undefined));
     daemons.push(d);
     return { d, startupMs: performance.now() - t, dir };
