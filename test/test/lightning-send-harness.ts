@@ -45,7 +45,7 @@ export async function sendMovements(d: Daemon, hash: string): Promise<Movement[]
 }
 
 /** Waits until the send of `hash` is paid and nothing is pending any more; returns its status. */
-export async function untilPaid(d: Daemon, hash: string, ms = 30_000): Promise<SendInfo> {
+export async function untilPaid(d: Daemon, hash: string, ms = 60_000): Promise<SendInfo> {
   return until(`send ${hash} paid`, async () => {
     const s = await sendStatus(d, hash);
     return s.state === "paid" && (await balance(d)).pending_lightning_send_sat === 0 ? s : undefined;
@@ -53,7 +53,7 @@ export async function untilPaid(d: Daemon, hash: string, ms = 30_000): Promise<S
 }
 
 /** Waits until the send of `hash` was revoked (movement failed, nothing pending); returns the movement. */
-export async function untilRevoked(d: Daemon, hash: string, ms = 30_000): Promise<Movement> {
+export async function untilRevoked(d: Daemon, hash: string, ms = 60_000): Promise<Movement> {
   return until(`send ${hash} revoked`, async () => {
     const [m] = await sendMovements(d, hash);
     return m?.status === "failed" && (await balance(d)).pending_lightning_send_sat === 0 ? m : undefined;
