@@ -25,6 +25,12 @@ const TENDER_EXTENSIONS: Record<string, string> = {
   "get /api/v1/keys/audit": "list_api_audit",
   "delete /api/v1/keys/{id}": "revoke_api_key",
   "post /api/v1/wallet/bip321/qr": "bip321_qr",
+  "get /api/v1/wallet/lock": "wallet_lock_state",
+  "post /api/v1/wallet/unlock": "wallet_unlock",
+  "post /api/v1/wallet/lock": "wallet_lock",
+  "get /healthz": "healthz",
+  "get /readyz": "readyz",
+  "get /metrics": "metrics",
 };
 
 describe("OpenAPI document compared with barkd's", function () {

@@ -30,6 +30,11 @@ import type { ServiceRef } from "./services/service-ref.js";
 import { WalletScope } from "./services/wallet-scope.js";
 import { ApiAccess } from "./access/api-access.js";
 import { documentScopes } from "./access/openapi-scopes.js";
+import { Metrics } from "./metrics/metrics.js";
+import { Readiness } from "./health/readiness.js";
+import { healthRoutes } from "./health/health-routes.js";
+import { registerKernelHealth } from "./health/kernel-health.js";
+import { registerPaymentMetrics } from "./metrics/payment-metrics.js";
 
 /** What the kernel needs to boot. */
 export interface KernelOptions {
@@ -85,6 +90,10 @@ export class Kernel {
   idempotency!: IdempotencyLayer;
   /** Scoped API keys, their audit log and spending caps. */
   access!: ApiAccess;
+  /** Prometheus metrics (`/metrics`); plugins add counters and gauges (resolve `Metrics` from the container). */
+  readonly metrics: Metrics;
+  /** Readiness checks (`/readyz`); plugins add theirs (resolve `Readiness` from the container). */
+  readonly readiness: Readiness;
 
   constructor(private readonly opts: KernelOptions) {
     this.events = new EventBus(opts.logger.child("events"));
@@ -98,6 +107,10 @@ export class Kernel {
     c.registerInstance(EventBus, this.events);
     c.registerInstance(Scheduler, this.scheduler);
     c.registerInstance(WalletSession, this.wallet);
+    this.metrics = new Metrics(opts.logger.child("metrics"));
+    this.readiness = new Readiness(opts.logger.child("readiness"));
+    c.registerInstance(Metrics, this.metrics);
+    c.registerInstance(Readiness, this.readiness);
   }
 
   /** Orders the plugins by dependency and calls each one's `register`. */
@@ -124,7 +137,8 @@ export class Kernel {
     this.migrations.push(...ApiAccess.migrations);
     this.access = new ApiAccess(this.database, this.opts.logger.child("access"));
     this.scheduler.add({ name: "kernel.idempotency-upkeep", intervalMs: 10 * 60_000, initialDelayMs: 30_000, run: async () => { await this.idempotency.upkeep(); } });
-    const resume = () => (this.wallet.isLoaded && this.database.isOpen ? this.actions.resumeAll() : undefined);
+    // a locked wallet resumes nothing: its actions need the keys, and run once it is unlocked
+    const resume = () => (this.wallet.isLoaded && !this.wallet.isLocked && this.database.isOpen ? this.actions.resumeAll() : undefined);
     // Resuming must not hold up wallet creation, but unloading the wallet (stop, delete) waits for it.
     this.events.on(WalletReady, () => this.wallet.background(async () => resume()));
     this.scheduler.add({
@@ -192,6 +206,9 @@ export class Kernel {
       logger.debug(`registered ${plugin.name} ${plugin.version}`);
     }
     for (const r of this.access.routes()) this.addRoute({ name: "kernel" } as TenderPlugin, r);
+    registerKernelHealth(this.readiness, this.metrics, this.database, this.wallet);
+    registerPaymentMetrics(this.events, this.metrics);
+    for (const r of healthRoutes(this.readiness, this.metrics, this.opts.config.metricsPublic ?? false)) this.addRoute({ name: "kernel" } as TenderPlugin, r);
     this.addMetaRoutes();
     this.loaded = true;
   }
@@ -224,8 +241,12 @@ export class Kernel {
       allowedOrigins: this.opts.config.allowedOrigins,
       allowedHosts: this.opts.config.allowedHosts ?? [],
       isWalletLoaded: () => this.wallet.isLoaded,
+      isWalletLocked: () => this.wallet.isLocked,
+      onResponse: (info) => this.metrics.observeRequest(info),
       authorize: (route, req, res) => this.access.authorize(route, req, res, this.opts.authToken!),
-      around: (route, req, res, run) => this.idempotency.intercept(route, req, res, () => this.access.run(req, run)),
+      around: (route, req, res, run) => (route.secretBody
+        ? this.access.run(req, run)
+        : this.idempotency.intercept(route, req, res, () => this.access.run(req, run))),
       logger: this.opts.logger.child("http"),
       mount: (a) => {
         // Swagger UI answers GET of its page and its real asset files only; anything else falls

@@ -1,5 +1,5 @@
 import {
-  ChainSourceRegistryService, ChainSourceService, DEFAULT_RETRY_POLICY, Database, definePlugin,
+  ChainSourceRegistryService, ChainSourceService, DEFAULT_RETRY_POLICY, Database, Metrics, Readiness, WalletSession, definePlugin,
   type ChainSourceTuning, type RetryPolicy,
 } from "@tender/core";
 import { WalletLifecycleService, WalletSettingsService } from "@tender/plugin-wallet";
@@ -7,6 +7,7 @@ import { ChainBirthdayRow, bitcoinChainStateMigration, readBirthday, writeBirthd
 import { buildChainSource } from "./chain-source-kind.js";
 import { chainSourceCreationCheck } from "./network-check.js";
 import { chainRoutes } from "./routes.js";
+import { registerChainHealth } from "./chain-health.js";
 
 /** Settings under `pluginConfig.chain`. */
 interface ChainPluginConfig {
@@ -16,6 +17,8 @@ interface ChainPluginConfig {
   retryAttempts?: number;
   /** Timeout of the connection test at wallet creation. Default 5 s. */
   creationCheckTimeoutMs?: number;
+  /** `/readyz` fails when the tip block is older than this (0: never); default 2 h, off on regtest. */
+  readyMaxTipAgeSecs?: number;
 }
 
 /** The creation check tries twice, quickly: a create request should not hang on a dead source. */
@@ -48,6 +51,8 @@ export const chainPlugin = definePlugin({
       timeoutMs: settings.creationCheckTimeoutMs ?? 5_000, retry: CREATION_CHECK_RETRY,
     }, (height) => { createdBirthday = height; }));
 
+    registerChainHealth(ctx.container.resolve(Readiness), ctx.container.resolve(Metrics), ctx.container.resolve(WalletSession),
+      ctx.walletService(ChainSourceService), settings.readyMaxTipAgeSecs);
     ctx.provideForWallet(ChainSourceService, {
       create: async ({ wallet, get }) => {
         const walletSettings = await get(WalletSettingsService);

@@ -20,6 +20,8 @@ Options:
   --allowed-origins <list>              comma-separated CORS origins (env TENDER_ALLOWED_ORIGINS, default: deny all)
   --allowed-hosts <list>                comma-separated host names answered besides IPs and localhost (env TENDER_ALLOWED_HOSTS)
   --expose-mnemonic                     enable GET /api/v1/wallet/mnemonic (env TENDER_EXPOSE_MNEMONIC)
+  --encrypt-seed                        require a passphrase at wallet creation; the seed is stored encrypted (env TENDER_ENCRYPT_SEED)
+  --metrics-public                      serve /metrics without authentication (env TENDER_METRICS_PUBLIC)
   --no-auth                             disable authentication (loopback hosts only)
   --dangerously-allow-remote-no-auth    disable authentication on any host
   --config <file>                       daemon config file (JSON: plugins, pluginConfig, databaseUrl) (env TENDER_CONFIG)
@@ -32,6 +34,8 @@ Options:
 
 interface ConfigFile {
   plugins?: string[];
+  encryptSeed?: boolean;
+  metricsPublic?: boolean;
   pluginConfig?: Record<string, Record<string, unknown>>;
   databaseUrl?: string;
   databaseSchema?: string;
@@ -61,6 +65,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
         "allowed-origins": { type: "string" },
         "allowed-hosts": { type: "string" },
         "expose-mnemonic": { type: "boolean" },
+        "encrypt-seed": { type: "boolean" },
+        "metrics-public": { type: "boolean" },
         "no-auth": { type: "boolean" },
         "dangerously-allow-remote-no-auth": { type: "boolean" },
         config: { type: "string" },
@@ -97,6 +103,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     allowedOrigins: origins,
     ...(hosts.length ? { allowedHosts: hosts } : {}),
     exposeMnemonic: v["expose-mnemonic"] ?? parseBoolish("TENDER_EXPOSE_MNEMONIC", env.TENDER_EXPOSE_MNEMONIC) ?? false,
+    encryptSeed: v["encrypt-seed"] ?? parseBoolish("TENDER_ENCRYPT_SEED", env.TENDER_ENCRYPT_SEED) ?? file.encryptSeed ?? false,
+    metricsPublic: v["metrics-public"] ?? parseBoolish("TENDER_METRICS_PUBLIC", env.TENDER_METRICS_PUBLIC) ?? file.metricsPublic ?? false,
     noAuth: (v["no-auth"] ?? false) || dangerous,
     dangerouslyAllowRemoteNoAuth: dangerous,
     verbose,

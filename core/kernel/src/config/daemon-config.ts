@@ -15,6 +15,14 @@ export interface DaemonConfig {
    */
   allowedHosts?: string[];
   exposeMnemonic: boolean;
+  /**
+   * `--encrypt-seed`: a wallet created by this daemon must be given a passphrase; its mnemonic is
+   * stored encrypted and the daemon starts locked (tender extension). A wallet created with a
+   * passphrase is encrypted whatever this says.
+   */
+  encryptSeed?: boolean;
+  /** `--metrics-public`: `/metrics` answers without authentication (for a scraper on localhost). */
+  metricsPublic?: boolean;
   /** `--no-auth` (loopback only) or `--dangerously-allow-remote-no-auth`. No environment variable sets these. */
   noAuth: boolean;
   dangerouslyAllowRemoteNoAuth: boolean;

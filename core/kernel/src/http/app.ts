@@ -7,6 +7,7 @@ import { HttpError, UnprocessableEntityError, causeChainMessage } from "./errors
 import { RequestRejection, extractBody, extractParams, extractQuery, requireJsonContentType } from "./extract.js";
 import { decodeUtf8 } from "./json-text.js";
 import { requestOriginGuard } from "./request-origin.js";
+import { WalletLockedError } from "../wallet/wallet-locked.js";
 import { compareSpecificity, pathMatcher, toExpressPath, type RouteDefinition } from "./route.js";
 
 /** Everything the HTTP layer needs from the kernel. */
@@ -18,6 +19,10 @@ export interface AppOptions {
   /** Host names answered besides IP literals and `localhost`. */
   allowedHosts?: readonly string[];
   isWalletLoaded(): boolean;
+  /** Whether the loaded wallet's seed is encrypted and locked (non-GET routes answer 423 unless `whileLocked`). */
+  isWalletLocked?(): boolean;
+  /** Called once per finished response, with the route template that answered (undefined: no route matched). */
+  onResponse?(info: ResponseInfo): void;
   logger: Logger;
   /**
    * Checks a request's credential and the route's scope once auth is enabled (owner token or API
@@ -33,7 +38,17 @@ export interface AppOptions {
   mount?: (app: express.Express) => void;
 }
 
+/** One finished HTTP exchange, for request metrics: the route template, never the raw path. */
+export interface ResponseInfo {
+  method: string;
+  route: string | undefined;
+  status: number;
+  seconds: number;
+}
+
 const BODY_LIMIT = 2 * 1024 * 1024;
+/** Where a request's matched route template is kept for {@link AppOptions.onResponse}. */
+const ROUTE_TEMPLATE = "tenderRouteTemplate";
 
 /** Default auth mode of a route: guarded under `/api/v1`, public elsewhere. */
 export function routeAuth(r: RouteDefinition): "guard" | "handler" | "none" {
@@ -108,6 +123,17 @@ export function buildApp(opts: AppOptions): express.Express {
   const shadowed = (route: RouteDefinition, path: string) =>
     paramCount(route.path) > 0 && matchers.some((m) => paramCount(m.route.path) < paramCount(route.path) && m.re.test(path));
 
+  const onResponse = opts.onResponse;
+  if (onResponse) {
+    app.use((req, res, next) => {
+      const started = process.hrtime.bigint();
+      res.on("finish", () => {
+        const route = res.locals[ROUTE_TEMPLATE] as string | undefined;
+        onResponse({ method: req.method, route, status: res.statusCode, seconds: Number(process.hrtime.bigint() - started) / 1e9 });
+      });
+      next();
+    });
+  }
   app.use(requestOriginGuard(opts.allowedHosts ?? [], opts.allowedOrigins));
 
   const corsLayer = cors({
@@ -142,6 +168,7 @@ export function buildApp(opts: AppOptions): express.Express {
         }
         if (auth === "handler") await authorize(route, req, res);
         if (route.requiresWallet && !opts.isWalletLoaded()) throw new UnprocessableEntityError("No wallet set");
+        if (route.method !== "get" && !route.whileLocked && opts.isWalletLocked?.()) throw new WalletLockedError();
         const run = async () => route.handler({ params, query, body, req, res });
         sendResult(res, opts.around ? await opts.around(route, req, res, run) : await run());
       } catch (err) {
@@ -154,6 +181,7 @@ export function buildApp(opts: AppOptions): express.Express {
         next("route");
         return;
       }
+      res.locals[ROUTE_TEMPLATE] = route.path;
       // 401 (and a key's 403) is decided before the body is read (and before a 413).
       if (auth === "guard") {
         try {

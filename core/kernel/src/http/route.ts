@@ -62,6 +62,17 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
   scope?: RouteScope;
   /** Answer `422 {"message":"No wallet set"}` when no wallet is loaded. */
   requiresWallet?: boolean;
+  /**
+   * A non-GET route that may run while the wallet's encrypted seed is locked (unlock, delete).
+   * Every other non-GET route answers `423 Wallet is locked` then; GET routes run and fail with
+   * 423 only when they ask for something that needs the keys.
+   */
+  whileLocked?: boolean;
+  /**
+   * The request body carries a secret (a passphrase): the request never goes through the
+   * `Idempotency-Key` layer, which would store a fast hash of the body.
+   */
+  secretBody?: boolean;
   params?: ZodType<P>;
   query?: ZodType<Q>;
   /** JSON body schema; when set a JSON body is required (415 without a JSON content type). */

@@ -2,6 +2,7 @@ import { UnprocessableEntityError } from "../http/errors.js";
 import type { Logger } from "../log/logger.js";
 import type { LoadedWallet } from "../wallet/session.js";
 import type { ServiceRef } from "./service-ref.js";
+import { WalletLockedError } from "../wallet/wallet-locked.js";
 
 /** What a wallet service's factory receives. */
 export interface WalletServiceContext {
@@ -59,6 +60,11 @@ class Generation {
 export class WalletScope {
   private readonly registrations = new Map<string, Registration>();
   private generation: Generation | undefined;
+  /**
+   * A wallet is loaded but its seed is still encrypted: no wallet service exists, and a consumer
+   * asking for one gets {@link WalletLockedError} instead of `No wallet set`.
+   */
+  locked = false;
 
   constructor(private readonly logger: Logger) {}
 
@@ -107,7 +113,7 @@ export class WalletScope {
     return {
       get: () => {
         const gen = this.generation;
-        if (!gen) return Promise.reject(new NoWalletError());
+        if (!gen) return Promise.reject(this.locked ? new WalletLockedError() : new NoWalletError());
         return this.instance(gen, ref);
       },
       get current() {

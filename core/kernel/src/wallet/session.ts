@@ -35,8 +35,17 @@ export const WalletNotificationRaised = defineEvent<WalletNotification>("wallet.
  */
 export class WalletSession {
   private wallet: LoadedWallet | undefined;
+  private locked = false;
   private readonly work = new Set<Promise<unknown>>();
   constructor(private readonly events: EventBus, private readonly scope?: WalletScope) {}
+
+  /**
+   * Whether the loaded wallet's seed is still encrypted: its database is open (reads work) but
+   * no wallet service exists, {@link WalletLoaded} was not raised and no action resumes.
+   */
+  get isLocked(): boolean {
+    return this.wallet !== undefined && this.locked;
+  }
 
   get current(): LoadedWallet | undefined {
     return this.wallet;
@@ -53,10 +62,53 @@ export class WalletSession {
   async load(wallet: LoadedWallet): Promise<void> {
     if (this.wallet) throw new Error("a wallet is already loaded");
     this.wallet = wallet;
+    await this.attach(wallet);
+  }
+
+  /**
+   * Marks `wallet` as loaded but locked (its seed is encrypted and no passphrase was given yet):
+   * routes see a wallet, wallet services answer {@link WalletLockedError}, nothing is raised.
+   */
+  loadLocked(wallet: LoadedWallet): void {
+    if (this.wallet) throw new Error("a wallet is already loaded");
+    this.wallet = wallet;
+    this.locked = true;
+    if (this.scope) this.scope.locked = true;
+  }
+
+  /** The locked wallet's keys are available: creates its wallet services and raises the load events, as {@link load}. */
+  async unlock(): Promise<void> {
+    const wallet = this.wallet;
+    if (!wallet || !this.locked) return;
+    this.locked = false;
+    if (this.scope) this.scope.locked = false;
+    await this.attach(wallet);
+  }
+
+  /**
+   * Locks the loaded wallet again: raises {@link WalletUnloaded}, waits for its handlers and
+   * background work, disposes of its wallet services; the wallet stays loaded (its database open).
+   */
+  async lock(): Promise<void> {
+    const wallet = this.wallet;
+    if (!wallet || this.locked) return;
+    this.locked = true;
+    if (this.scope) this.scope.locked = true;
+    await this.detach(wallet);
+  }
+
+  private async attach(wallet: LoadedWallet): Promise<void> {
     await this.scope?.open(wallet);
-    if (this.wallet !== wallet) return;
+    if (this.wallet !== wallet || this.locked) return;
     await this.events.emitAndWait(WalletLoaded, wallet);
-    if (this.wallet === wallet) this.events.emit(WalletReady, wallet);
+    if (this.wallet === wallet && !this.locked) this.events.emit(WalletReady, wallet);
+  }
+
+  private async detach(wallet: LoadedWallet): Promise<void> {
+    await this.events.emitAndWait(WalletUnloaded, wallet);
+    // background work of this wallet (a start-up sync…) ends before its services and database go
+    while (this.work.size) await Promise.allSettled([...this.work]);
+    await this.scope?.close();
   }
 
   /**
@@ -69,14 +121,15 @@ export class WalletSession {
     this.work.add(run);
   }
 
-  /** Marks the wallet unloaded, raises {@link WalletUnloaded}, waits for its handlers and background work, then disposes of its wallet services. */
+  /** Marks the wallet unloaded (a locked one silently), raises {@link WalletUnloaded}, waits for its handlers and background work, then disposes of its wallet services. */
   async unload(): Promise<void> {
     const w = this.wallet;
     if (!w) return;
     this.wallet = undefined;
-    await this.events.emitAndWait(WalletUnloaded, w);
-    // background work of this wallet (a start-up sync…) ends before its services and database go
-    while (this.work.size) await Promise.allSettled([...this.work]);
-    await this.scope?.close();
+    const wasLocked = this.locked;
+    this.locked = false;
+    if (this.scope) this.scope.locked = false;
+    // a locked wallet raised no load event and has no services: there is nothing to undo
+    if (!wasLocked) await this.detach(w);
   }
 }

@@ -1,4 +1,5 @@
-import { ActionEngine, ChainSourceService, Database, WalletLoaded, WalletReady, WalletSession, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceService, Database, Metrics, Readiness, WalletLoaded, WalletReady, WalletSession, definePlugin } from "@tender/core";
+import { registerArkHealth } from "./ark-health.js";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
 import { decodeArkAddress } from "@tender/ark-protocol";
@@ -142,6 +143,7 @@ export const arkPlugin = definePlugin({
     });
 
     const session = ctx.container.resolve(WalletSession);
+    registerArkHealth(ctx.container.resolve(Readiness), ctx.container.resolve(Metrics), session, connection, vtxos);
     const manualSync = () => session.current?.manualSync === true; // `daemon_manual_sync`, read by the wallet plugin
     const freshSends = new Set<string>();
     const sender = new ArkoorSender(rail, engine, freshSends);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import {
-  AsyncLock, BadRequestError, Database, InternalServerError, NotFoundError, WalletSession, faultPoint, withContext, writeFileAtomic,
+  AsyncLock, BadRequestError, Database, ForbiddenError, InternalServerError, NotFoundError, WalletLockedError, WalletSession, faultPoint, withContext, writeFileAtomic,
   type DaemonConfig, type DatabaseLocation, type Logger,
 } from "@tender/core";
 import type { BIP32Interface } from "bip32";
@@ -12,6 +12,8 @@ import { generateMnemonic, InvalidMnemonicError, masterKey, parseMnemonic, walle
 import { WalletProperties } from "../persistence/wallet-properties.js";
 import type { CreateWalletRequest } from "../routes/schemas.js";
 import { checkRestoreRules, resolveCreateConfig } from "./create-config.js";
+import { decryptSeed, encryptSeed, isEncryptedSeed, readSeedHeader, WrongPassphraseError } from "../keys/seed-encryption.js";
+import { UnlockThrottle } from "./unlock-throttle.js";
 import { CONFIG_FILE, CREATE_JOURNAL_FILE, DB_FILE, KEEP_ON_DELETE, MNEMONIC_FILE, toleratedOnCreate } from "./datadir-files.js";
 
 /** What a creation attempt wrote, so an interrupted one can be undone. */
@@ -35,6 +37,15 @@ export interface WalletKeys {
   readonly createdNow?: boolean;
 }
 
+/** Whether the wallet's seed is encrypted and whether it is locked (`GET /api/v1/wallet/lock`). */
+export interface SeedLockState {
+  encrypted: boolean;
+  locked: boolean;
+}
+
+/** The shortest passphrase a wallet's seed may be encrypted with. */
+export const MIN_PASSPHRASE_LENGTH = 8;
+
 /**
  * Creates, opens and deletes the wallet in the datadir with barkd's rules. Creation is atomic:
  * a journal lists what the attempt writes, the mnemonic file is written last as the commit point,
@@ -44,6 +55,13 @@ export class WalletLifecycle {
   /** Serializes lifecycle operations (create, delete, open, shutdown) so they never interleave. */
   private readonly lock = new AsyncLock();
   private keys: WalletKeys | undefined;
+  /** Whether the loaded wallet's seed file is encrypted (then the daemon starts locked). */
+  private seedEncrypted = false;
+  /** The settings of the loaded wallet while it is locked (its keys are not known yet). */
+  private lockedSettings: WalletSettings | undefined;
+  /** The decrypted mnemonic, only while unlocked and only with `--expose-mnemonic` (for `GET /wallet/mnemonic`). */
+  private unlockedMnemonic: string | undefined;
+  private readonly throttle = new UnlockThrottle();
   /** The extension point other plugins add creation checks to. */
   readonly creationChecks = new WalletCreationChecks();
 
@@ -78,7 +96,8 @@ export class WalletLifecycle {
         return;
       }
       await this.open();
-      this.logger.info("Wallet loaded and daemon started");
+      if (this.session.isLocked) this.logger.info("Wallet loaded, locked: its seed is encrypted; unlock it with POST /api/v1/wallet/unlock");
+      else this.logger.info("Wallet loaded and daemon started");
     });
   }
 
@@ -86,7 +105,7 @@ export class WalletLifecycle {
   async shutdown(): Promise<void> {
     await this.lock.run(async () => {
       await this.session.unload();
-      this.keys = undefined;
+      this.forgetKeys();
       await this.db.close();
     });
   }
@@ -109,10 +128,34 @@ export class WalletLifecycle {
     rmSync(this.path(CREATE_JOURNAL_FILE), { force: true });
   }
 
+  private forgetKeys(): void {
+    this.keys = undefined;
+    this.unlockedMnemonic = undefined;
+    this.lockedSettings = undefined;
+    this.seedEncrypted = false;
+  }
+
   private async open(): Promise<void> {
-    const mnemonic = parseMnemonic(readFileSync(this.path(MNEMONIC_FILE), "utf8"));
+    const text = readFileSync(this.path(MNEMONIC_FILE), "utf8");
+    if (isEncryptedSeed(text)) {
+      // the seed stays encrypted: open the database (reads work) and wait for the passphrase
+      const { fingerprint } = readSeedHeader(text);
+      const { network, config } = await this.openDatabase(fingerprint);
+      this.seedEncrypted = true;
+      this.lockedSettings = config;
+      this.session.loadLocked({ fingerprint, network, manualSync: config.daemon_manual_sync });
+      return;
+    }
+    const mnemonic = parseMnemonic(text);
     const master = masterKey(mnemonic);
     const fingerprint = walletFingerprint(master);
+    const { network, config } = await this.openDatabase(fingerprint);
+    this.keys = { fingerprint, network, master, config };
+    await this.session.load({ fingerprint, network, manualSync: config.daemon_manual_sync });
+  }
+
+  /** Opens the wallet database, checks it belongs to `fingerprint`, and reads the wallet's settings. */
+  private async openDatabase(fingerprint: string): Promise<{ network: string; config: WalletSettings }> {
     await this.db.open(this.dbLocation());
     const props = await this.db.em().findOne(WalletProperties, { id: 1 });
     if (!props) {
@@ -130,8 +173,61 @@ export class WalletLifecycle {
       await this.db.close();
       throw e;
     }
-    this.keys = { fingerprint, network: props.network, master, config };
-    await this.session.load({ fingerprint, network: props.network, manualSync: config.daemon_manual_sync });
+    return { network: props.network, config };
+  }
+
+  /** `GET /api/v1/wallet/lock`. */
+  lockState(): SeedLockState {
+    return { encrypted: this.seedEncrypted, locked: this.session.isLocked };
+  }
+
+  /**
+   * `POST /api/v1/wallet/unlock`: decrypts the seed with `passphrase`, then attaches the wallet
+   * (its services are created, actions resume). Wrong passphrases are answered 403 and throttled.
+   */
+  unlock(passphrase: string): Promise<SeedLockState> {
+    return this.lock.run(async () => {
+      const current = this.session.current;
+      if (!current) throw new BadRequestError("No wallet set");
+      if (!this.seedEncrypted) throw new BadRequestError("The wallet's seed is not encrypted");
+      if (!this.session.isLocked) return this.lockState();
+      this.throttle.check();
+      let mnemonic: string;
+      try {
+        mnemonic = parseMnemonic(await decryptSeed(readFileSync(this.path(MNEMONIC_FILE), "utf8"), passphrase));
+      } catch (e) {
+        if (e instanceof WrongPassphraseError || e instanceof InvalidMnemonicError) {
+          this.throttle.failed();
+          this.logger.warn("wallet unlock refused: wrong passphrase");
+          throw new ForbiddenError("Wrong passphrase");
+        }
+        throw e;
+      }
+      const master = masterKey(mnemonic);
+      if (walletFingerprint(master) !== current.fingerprint) throw new InternalServerError("The decrypted seed does not belong to the loaded wallet");
+      this.throttle.succeeded();
+      this.keys = { fingerprint: current.fingerprint, network: current.network, master, config: this.lockedSettings! };
+      if (this.config.exposeMnemonic) this.unlockedMnemonic = mnemonic;
+      await this.session.unlock();
+      this.logger.info(`wallet ${current.fingerprint} unlocked`);
+      return this.lockState();
+    });
+  }
+
+  /** `POST /api/v1/wallet/lock`: detaches the wallet (services disposed of, background work drained) and forgets its keys. */
+  lockWallet(): Promise<SeedLockState> {
+    return this.lock.run(async () => {
+      const current = this.session.current;
+      if (!current) throw new BadRequestError("No wallet set");
+      if (!this.seedEncrypted) throw new BadRequestError("The wallet's seed is not encrypted: there is no passphrase to unlock it with");
+      if (this.session.isLocked) return this.lockState();
+      this.lockedSettings = this.keys?.config;
+      await this.session.lock();
+      this.keys = undefined;
+      this.unlockedMnemonic = undefined;
+      this.logger.info(`wallet ${current.fingerprint} locked`);
+      return this.lockState();
+    });
   }
 
   /**
@@ -166,6 +262,13 @@ export class WalletLifecycle {
 
   private async createLocked(req: CreateWalletRequest): Promise<{ fingerprint: string }> {
     if (this.session.isLoaded) throw new BadRequestError("Wallet already set");
+    const passphrase = req.passphrase ?? undefined;
+    if (passphrase === undefined && this.config.encryptSeed) {
+      throw new BadRequestError("bad request: a passphrase is required: the daemon runs with --encrypt-seed");
+    }
+    if (passphrase !== undefined && [...passphrase].length < MIN_PASSPHRASE_LENGTH) {
+      throw new BadRequestError(`bad request: the passphrase must have at least ${MIN_PASSPHRASE_LENGTH} characters`);
+    }
     let mnemonic: string;
     try {
       mnemonic = req.mnemonic != null ? parseMnemonic(req.mnemonic) : generateMnemonic();
@@ -196,6 +299,8 @@ export class WalletLifecycle {
 
     const master = masterKey(mnemonic);
     const fingerprint = walletFingerprint(master);
+    // the seed file's text, derived before anything is written (scrypt takes a moment)
+    const seedText = passphrase !== undefined ? await encryptSeed(mnemonic, passphrase, fingerprint) : mnemonic + "\n";
     const journal: CreateJournal = {
       files: [...(resolved.write ? [CONFIG_FILE] : []), MNEMONIC_FILE],
       database: this.dbLocation(),
@@ -210,7 +315,7 @@ export class WalletLifecycle {
       em.create(WalletProperties, { id: 1, network: req.network, fingerprint, createdAt: new Date().toISOString() });
       await em.flush();
       faultPoint("wallet-create:after-db");
-      writeFileAtomic(this.path(MNEMONIC_FILE), mnemonic + "\n", 0o600); // commit point
+      writeFileAtomic(this.path(MNEMONIC_FILE), seedText, 0o600); // commit point
       faultPoint("wallet-create:after-mnemonic");
       rmSync(this.path(CREATE_JOURNAL_FILE), { force: true });
     } catch (e) {
@@ -219,6 +324,8 @@ export class WalletLifecycle {
     }
     this.logSettingSources(resolved.file);
     this.keys = { fingerprint, network: req.network, master, config: resolved.settings, createdNow: true };
+    this.seedEncrypted = passphrase !== undefined;
+    if (this.seedEncrypted && this.config.exposeMnemonic) this.unlockedMnemonic = mnemonic;
     await this.session.load({ fingerprint, network: req.network, manualSync: resolved.settings.daemon_manual_sync });
     this.logger.info(`wallet ${fingerprint} created on ${req.network}`);
     return { fingerprint };
@@ -232,7 +339,7 @@ export class WalletLifecycle {
       if (!current) return { deleted: false, message: "No wallet to delete" };
       if (req.fingerprint !== current.fingerprint) throw new BadRequestError("Fingerprint does not match the loaded wallet");
       await this.session.unload();
-      this.keys = undefined;
+      this.forgetKeys();
       try {
         await this.db.destroy(this.dbLocation());
         for (const name of readdirSync(this.config.datadir)) {
@@ -249,6 +356,10 @@ export class WalletLifecycle {
   /** `GET /api/v1/wallet/mnemonic`. */
   mnemonic(): { mnemonic: string } {
     if (!this.config.exposeMnemonic) throw new NotFoundError("Mnemonic endpoint is disabled", []);
+    if (this.seedEncrypted) {
+      if (this.session.isLocked || !this.unlockedMnemonic) throw new WalletLockedError();
+      return { mnemonic: this.unlockedMnemonic };
+    }
     try {
       return { mnemonic: readFileSync(this.path(MNEMONIC_FILE), "utf8").trim() };
     } catch (e) {

@@ -2,7 +2,7 @@ import type { RouteDefinition, WalletSession } from "@tender/core";
 import type { WalletLifecycle } from "../lifecycle/wallet-lifecycle.js";
 import {
   BadRequestErrorSchema, CreateWalletRequestSchema, CreateWalletResponseSchema, InternalServerErrorSchema,
-  MnemonicResponseSchema, NotFoundErrorSchema, WalletDeleteRequestSchema, WalletDeleteResponseSchema, WalletExistsResponseSchema,
+  MnemonicResponseSchema, NotFoundErrorSchema, SeedLockStateSchema, UnlockRequestSchema, WalletDeleteRequestSchema, WalletDeleteResponseSchema, WalletExistsResponseSchema,
 } from "./schemas.js";
 
 const e400 = { description: "Invalid request", schema: BadRequestErrorSchema };
@@ -18,6 +18,7 @@ export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSessi
     tag: "wallet",
     summary: "Create a wallet",
     undocumented,
+    whileLocked: true,
     body: CreateWalletRequestSchema,
     responses: { 200: { description: "Wallet created", schema: CreateWalletResponseSchema }, 400: e400, 500: e500 },
     handler: ({ body }) => lifecycle.create(body),
@@ -32,7 +33,7 @@ export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSessi
     create("create_wallet", false),
     create("create_wallet_root_alias", true),
     {
-      method: "delete", path: "/api/v1/wallet", scope: "admin", operationId: "wallet_delete", tag: "wallet",
+      method: "delete", path: "/api/v1/wallet", scope: "admin", operationId: "wallet_delete", tag: "wallet", whileLocked: true,
       summary: "Delete the wallet",
       body: WalletDeleteRequestSchema,
       responses: { 200: { description: "Wallet deletion status", schema: WalletDeleteResponseSchema }, 400: e400, 500: e500 },
@@ -47,6 +48,44 @@ export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSessi
         500: e500,
       },
       handler: () => lifecycle.mnemonic(),
+    },
+    ...seedLockRoutes(lifecycle),
+  ];
+}
+
+const lockError = { description: "Wallet is locked", schema: BadRequestErrorSchema };
+
+/** tender's routes for an encrypted seed: its lock state, unlock with the passphrase, lock again. */
+function seedLockRoutes(lifecycle: WalletLifecycle): RouteDefinition[] {
+  return [
+    {
+      method: "get", path: "/api/v1/wallet/lock", operationId: "wallet_lock_state", tag: "wallet", requiresWallet: true,
+      summary: "Whether the seed is encrypted and locked (tender extension)",
+      responses: { 200: { description: "The seed's lock state", schema: SeedLockStateSchema }, 500: e500 },
+      handler: () => lifecycle.lockState(),
+    },
+    {
+      method: "post", path: "/api/v1/wallet/unlock", operationId: "wallet_unlock", tag: "wallet", scope: "admin",
+      requiresWallet: true, whileLocked: true, secretBody: true,
+      summary: "Unlock the encrypted seed with its passphrase (tender extension)",
+      description: "Wrong passphrase: 403. After 3 wrong passphrases in a row each attempt must wait twice as long as the last (429 until then). Never stored under an Idempotency-Key.",
+      body: UnlockRequestSchema,
+      responses: {
+        200: { description: "Unlocked (or already unlocked)", schema: SeedLockStateSchema },
+        400: e400,
+        403: { description: "Wrong passphrase", schema: BadRequestErrorSchema },
+        429: { description: "Too many wrong passphrases: retry later", schema: BadRequestErrorSchema },
+        500: e500,
+      },
+      handler: ({ body }) => lifecycle.unlock(body.passphrase),
+    },
+    {
+      method: "post", path: "/api/v1/wallet/lock", operationId: "wallet_lock", tag: "wallet", scope: "admin",
+      requiresWallet: true, whileLocked: true,
+      summary: "Lock the encrypted seed again (tender extension)",
+      description: "The wallet's background work stops and its keys are forgotten; reads keep working, everything else answers 423 until it is unlocked.",
+      responses: { 200: { description: "Locked", schema: SeedLockStateSchema }, 400: e400, 423: lockError, 500: e500 },
+      handler: () => lifecycle.lockWallet(),
     },
   ];
 }

@@ -31,6 +31,9 @@ export const CreateWalletRequestSchema = z
     chain_source: ChainSourceConfigSchema.nullish(),
     force: z.boolean().nullish(),
     mnemonic: z.string().nullish(),
+    passphrase: z.string().nullish().openapi({
+      description: "tender extension: encrypt the seed at rest with this passphrase (at least 8 characters); the daemon then starts locked. Required when the daemon runs with --encrypt-seed.",
+    }),
   })
   .openapi("CreateWalletRequest");
 export type CreateWalletRequest = z.infer<typeof CreateWalletRequestSchema>;
@@ -39,6 +42,12 @@ export const CreateWalletResponseSchema = z.object({ fingerprint: z.string() }).
 export const WalletExistsResponseSchema = z.object({ fingerprint: z.string().nullable() }).openapi("WalletExistsResponse");
 export const WalletDeleteRequestSchema = z.object({ dangerous: z.boolean(), fingerprint: z.string() }).openapi("WalletDeleteRequest");
 export const WalletDeleteResponseSchema = z.object({ deleted: z.boolean(), message: z.string() }).openapi("WalletDeleteResponse");
+/** tender's seed lock routes. */
+export const UnlockRequestSchema = z.object({ passphrase: z.string() }).openapi("WalletUnlockRequest");
+export const SeedLockStateSchema = z.object({
+  encrypted: z.boolean().openapi({ description: "Whether the seed is stored encrypted" }),
+  locked: z.boolean().openapi({ description: "Whether the seed is encrypted and not unlocked: only reads that need no key work" }),
+}).openapi("WalletLockState");
 export const MnemonicResponseSchema = z.object({ mnemonic: z.string() }).openapi("MnemonicResponse");
 
 const u64 = () => z.number().int().nonnegative();
