@@ -157,12 +157,12 @@ describe("Scoped API keys over HTTP: create, list, revoke, expiry, scopes, owner
     expect(owner.entries.some((e) => e.method === "GET"), "the owner's reads are not logged").to.equal(false);
 
     const all = ((await d.api("GET", "/api/v1/keys/audit?limit=1000")).json as AuditPage).entries;
-    expect(all.length).to.be.greaterThan(10);
+    expect(all.length).to.be.at.least(5);
     const paged: AuditPage["entries"] = [];
     let cursor: string | null = null;
     do {
-      const page: AuditPage = (await d.api("GET", `/api/v1/keys/audit?limit=3${cursor ? `&cursor=${cursor}` : ""}`)).json as AuditPage;
-      expect(page.entries.length).to.be.at.most(3);
+      const page: AuditPage = (await d.api("GET", `/api/v1/keys/audit?limit=2${cursor ? `&cursor=${cursor}` : ""}`)).json as AuditPage;
+      expect(page.entries.length).to.be.at.most(2);
       paged.push(...page.entries);
       cursor = page.next_cursor;
     } while (cursor);

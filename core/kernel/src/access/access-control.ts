@@ -1,5 +1,6 @@
 import type { Request, Response } from "express";
 import type { IncomingMessage } from "node:http";
+import { AsyncLock } from "../concurrency/async-lock.js";
 import { presentedBearer } from "../http/auth-guard.js";
 import { AuthToken } from "../http/auth-token.js";
 import { HttpError, UnauthorizedError } from "../http/errors.js";
@@ -33,6 +34,8 @@ export function effectiveScope(route: RouteDefinition): RouteScope {
 export class AccessControl {
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
   private readonly pendingAudit = new Set<Promise<void>>();
+  /** Audit rows are written one at a time, so their ids follow the order the answers went out. */
+  private readonly auditLock = new AsyncLock();
 
   constructor(private readonly store: ApiKeyStore, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
 
@@ -77,7 +80,8 @@ export class AccessControl {
     const path = req.originalUrl.split("?")[0]!;
     res.once("finish", () => {
       if (!this.store.isOpen) return;
-      const p = this.store.audit({ keyId, method, path, status: res.statusCode, at: this.now() })
+      const entry = { keyId, method, path, status: res.statusCode, at: this.now() };
+      const p = this.auditLock.run(() => (this.store.isOpen ? this.store.audit(entry) : undefined))
         .catch((e) => this.logger.warn(`could not write the audit entry of ${method} ${path}: ${e instanceof Error ? e.message : String(e)}`))
         .finally(() => this.pendingAudit.delete(p));
       this.pendingAudit.add(p);
