@@ -85,6 +85,10 @@ describe("encrypted seed at rest (--encrypt-seed, POST /wallet/unlock, POST /wal
     expect(body.status).to.equal("not_ready");
     expect(body.checks.wallet).to.deep.equal({ ok: false, detail: "wallet is locked" });
     expect(body.checks.database!.ok).to.equal(true);
+    // background work waits for the keys quietly: nothing warns or fails while the wallet is locked
+    await new Promise((r) => setTimeout(r, 3_000));
+    const complaints = alice.stderr().split("\n").filter((l) => /^\[[^\]]* (ERROR|WARN )\]/.test(l));
+    expect(complaints).to.deep.equal([]);
   });
 
   it("a wrong passphrase is refused with 403; after three in a row the next attempt must wait (429); the right one unlocks and the payment goes through", async () => {
