@@ -244,9 +244,13 @@ export class Kernel {
       isWalletLocked: () => this.wallet.isLocked,
       onResponse: (info) => this.metrics.observeRequest(info),
       authorize: (route, req, res) => this.access.authorize(route, req, res, this.opts.authToken!),
-      around: (route, req, res, run) => (route.secretBody
-        ? this.access.run(req, run)
-        : this.idempotency.intercept(route, req, res, () => this.access.run(req, run))),
+      around: (route, req, res, run) => {
+        const answer = () => (route.secretBody
+          ? this.access.run(req, run)
+          : this.idempotency.intercept(route, req, res, () => this.access.run(req, run)));
+        // locking the wallet waits for the mutations being answered (the lock routes themselves excepted)
+        return route.method === "get" || route.whileLocked ? answer() : this.wallet.track(answer);
+      },
       logger: this.opts.logger.child("http"),
       mount: (a) => {
         // Swagger UI answers GET of its page and its real asset files only; anything else falls

@@ -81,3 +81,29 @@ describe("readiness checks and metrics", () => {
     expect(text).to.contain('tender_test_value{state="a"} 5');
   });
 });
+
+describe("locking while a mutating request runs", () => {
+  it("waits for the request to end before the wallet's services are disposed of", async () => {
+    const events = new EventBus(quiet);
+    const scope = new WalletScope(quiet);
+    const session = new WalletSession(events, scope);
+    const log: string[] = [];
+    scope.register("keys", Keys, { create: () => ({ n: 1 }), dispose: () => { log.push("dispose"); } });
+    session.loadLocked(wallet);
+    await session.unlock();
+    let finish!: () => void;
+    const payment = session.track(async () => {
+      const keys = await scope.handle(Keys).get();
+      await new Promise<void>((r) => { finish = r; });
+      log.push(`paid with ${keys.n}`);
+    });
+    await new Promise((r) => setImmediate(r));
+    const locking = session.lock();
+    await new Promise((r) => setTimeout(r, 20));
+    expect(session.isLocked).to.equal(true);
+    expect(log).to.deep.equal([]);
+    finish();
+    await Promise.all([payment, locking]);
+    expect(log).to.deep.equal(["paid with 1", "dispose"]);
+  });
+});

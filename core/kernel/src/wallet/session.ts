@@ -37,6 +37,8 @@ export class WalletSession {
   private wallet: LoadedWallet | undefined;
   private locked = false;
   private readonly work = new Set<Promise<unknown>>();
+  /** Mutating requests being answered: locking waits for them before the wallet's services go. */
+  private readonly requests = new Set<Promise<unknown>>();
   constructor(private readonly events: EventBus, private readonly scope?: WalletScope) {}
 
   /**
@@ -76,6 +78,21 @@ export class WalletSession {
     if (this.scope) this.scope.locked = true;
   }
 
+  /**
+   * Runs a mutating request's handler (the kernel wraps every non-GET route that cannot run while
+   * locked), so {@link lock} lets a payment being answered finish before the keys go.
+   */
+  async track<T>(handler: () => Promise<T>): Promise<T> {
+    const run = handler();
+    const settled = run.then(() => undefined, () => undefined);
+    this.requests.add(settled);
+    try {
+      return await run;
+    } finally {
+      this.requests.delete(settled);
+    }
+  }
+
   /** The locked wallet's keys are available: creates its wallet services and raises the load events, as {@link load}. */
   async unlock(): Promise<void> {
     const wallet = this.wallet;
@@ -94,6 +111,8 @@ export class WalletSession {
     if (!wallet || this.locked) return;
     this.locked = true;
     if (this.scope) this.scope.locked = true;
+    // new mutating requests now answer 423; those already running end first
+    while (this.requests.size) await Promise.allSettled([...this.requests]);
     await this.detach(wallet);
   }
 
