@@ -115,6 +115,31 @@ describe("Scoped API keys over HTTP: create, list, revoke, expiry, scopes, owner
     expect(message(await as(forged, "GET", "/api/v1/wallet/balance"))).to.equal("invalid auth token");
   });
 
+  it("refuses Lightning and on-chain payments over a key's caps before anything moves (amounts read from the invoice)", async () => {
+    const capped = await createKey({ scopes: ["read", "send"], caps: { lightning: { per_payment_sat: 10_000 }, onchain: { per_payment_sat: 1_000, per_day_sat: 2_000 } } });
+    const made = await d.api("POST", "/api/v1/lightning/receives/invoice", { body: { amount_sat: 50_000 } });
+    expect(made.status, made.text).to.equal(200);
+    const { invoice } = made.json as { invoice: string };
+    const history = async () => (await d.api("GET", "/api/v1/history")).json;
+    const before = await history();
+    for (const [path, body] of [["/api/v1/lightning/pay", { destination: invoice }], ["/api/v1/wallet/send", { destination: invoice }]] as const) {
+      const r = await as(capped.secret, "POST", path, body);
+      expect([path, r.status, message(r)]).to.deep.equal([path, 403, "the payment of 50000 sat is over this API key's lightning cap of 10000 sat per payment; nothing was sent"]);
+    }
+    const onchainAddress = ((await d.api("POST", "/api/v1/onchain/addresses/next", { body: {} })).json as { address: string }).address;
+    const send = await as(capped.secret, "POST", "/api/v1/onchain/send", { destination: onchainAddress, amount_sat: 1_500 });
+    expect([send.status, message(send)]).to.deep.equal([403, "the on-chain send of 1500 sat is over this API key's onchain cap of 1000 sat per payment; nothing was sent"]);
+    const many = await as(capped.secret, "POST", "/api/v1/onchain/send-many", { destinations: [`${onchainAddress}:600 sat`, `${onchainAddress}:600 sat`] });
+    expect([many.status, message(many)]).to.deep.equal([403, "the on-chain send of 1200 sat is over this API key's onchain cap of 1000 sat per payment; nothing was sent"]);
+    const drain = await as(capped.secret, "POST", "/api/v1/onchain/drain", { destination: onchainAddress });
+    expect([drain.status, message(drain)]).to.deep.equal([403, "this API key has a spending cap on onchain and the amount of a drain is not known before paying; a capped key cannot make it"]);
+    const offboard = await as(capped.secret, "POST", "/api/v1/wallet/send-onchain", { destination: onchainAddress, amount_sat: 5_000 });
+    expect([offboard.status, message(offboard)]).to.deep.equal([403, "the on-chain send of 5000 sat is over this API key's onchain cap of 1000 sat per payment; nothing was sent"]);
+    expect(await history()).to.deep.equal(before);
+    expect(((await d.api("GET", "/api/v1/keys")).json as (Key & { spent_last_24h_sat: Record<string, number> })[]).find((k) => k.id === capped.id)!.spent_last_24h_sat)
+      .to.deep.equal({ ark: 0, lightning: 0, onchain: 0 });
+  });
+
   it("refuses a revoked key (401, still listed) and answers 404 for an unknown one", async () => {
     const k = await createKey({ scopes: ["read"] });
     expect((await as(k.secret, "GET", "/api/v1/wallet/balance")).status).to.equal(200);

@@ -32,7 +32,7 @@ export class SpendingCapService {
     const cap = key.caps[rail as SpendRail];
     if (!cap || (cap.perPaymentSat === undefined && cap.perDaySat === undefined)) return;
     if (amountSat === undefined) {
-      throw new ForbiddenError(`this API key has a ${rail} spending cap and the amount of ${what} is not known before paying; a capped key cannot make it`);
+      throw new ForbiddenError(`this API key has a spending cap on ${rail} and the amount of ${what} is not known before paying; a capped key cannot make it`);
     }
     if (cap.perPaymentSat !== undefined && amountSat > cap.perPaymentSat) {
       throw new ForbiddenError(`${what} of ${amountSat} sat is over this API key's ${rail} cap of ${cap.perPaymentSat} sat per payment; nothing was sent`);
