@@ -151,6 +151,8 @@ export class LightningSender {
     if (started.step === "failed") throw new InternalServerError(`Failed to pay lightning invoice: ${started.error ?? "unknown error"}`);
     // the server refused to pay with the HTLCs: they are revoked in the background
     if (started.state.initiateRefused !== undefined) throw new InternalServerError(`Failed to pay lightning invoice: ${started.state.initiateRefused}`);
+    // the server reports the invoice paid by another payer: these HTLCs are asked back in the background
+    if (started.state.paidByAnother !== undefined) throw new InternalServerError(`Failed to pay lightning invoice: ${started.state.paidByAnother}`);
     if (started.state.phase === "start" || started.state.phase === "htlc-received") {
       throw new InternalServerError(
         `Failed to pay lightning invoice: the Ark server did not answer (${started.state.lastError ?? "unknown error"}); ` +

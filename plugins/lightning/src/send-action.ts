@@ -10,6 +10,7 @@ import { cosignPackage } from "./arkoor-cosign.js";
 import { HTLC_EXIT_STEP, sendExitSteps, sendHandoverDue } from "./htlc-exit-handover.js";
 import type { LightningRail, LightningRailSource } from "./lightning-rail.js";
 import { PaidInvoiceRow } from "./paid-invoice-row.js";
+import { htlcEvidence, type HtlcEvidence } from "./send-htlc-evidence.js";
 import type { LightningSendState } from "./send-state.js";
 
 /** Kind of the Lightning send action in the kernel's ActionEngine. */
@@ -50,6 +51,19 @@ function checkedPreimage(s: LightningSendState, preimage: Uint8Array | string | 
   const bytes = typeof preimage === "string" ? fromHex(preimage) : preimage;
   return toHex(sha256(bytes)) === s.paymentHash ? toHex(bytes) : undefined;
 }
+
+/** What the server's spend state of the send's HTLCs says; `unknown` when it did not answer. */
+async function evidenceOf(w: LightningRail, s: LightningSendState): Promise<HtlcEvidence | "unknown"> {
+  try {
+    return await htlcEvidence(w, s);
+  } catch (e) {
+    if (isNotReady(e)) throw e;
+    w.logger.warn(`lightning send ${s.paymentHash}: reading the spend state of the HTLC VTXOs: ${message(e)}`);
+    return "unknown";
+  }
+}
+
+const PAID_BY_ANOTHER = "the server reports this invoice paid, but this wallet's HTLC VTXOs were not spent by the payment (another payer paid it)";
 
 /** The preimage quoted by a refused revocation ("invoice has already been paid, preimage: <hex>" / "…has completed. preimage: <hex>"). */
 function preimageInRefusal(s: LightningSendState, e: unknown): string | undefined {
@@ -104,6 +118,9 @@ function revocationHeight(s: LightningSendState, w: LightningRail): number {
  * HTLCs have not expired: the revocation is asked again every {@link CHECK_INTERVAL_MS}). The send
  * never gives up between the cosign and the end: a revocation the server refuses is retried
  * ("revocation-stuck"), and one refused because the payment went through settles it as paid.
+ * The server's status and refusals speak of the payment hash, which another wallet paying the same
+ * invoice shares: "paid" is recorded only when the server also reports this send's own HTLC VTXOs
+ * spent; still spendable, the success is the other payer's and the HTLCs are asked back.
  * Refused past `vtxo_refresh_expiry_threshold` before the HTLC expiry, the HTLCs are exited on chain
  * (`htlc-exit-handover.ts`).
  */
@@ -239,7 +256,11 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
         }
         if (status.status === "success") {
           const preimage = checkedPreimage(s, status.preimage);
-          if (preimage) return { next: "settle", state: { ...s, preimage } };
+          // the status is the payment hash's: paid only if the payment spent this send's own HTLCs
+          const evidence = preimage ? await evidenceOf(w, s) : "unknown";
+          if (preimage && evidence === "taken") return { next: "settle", state: { ...s, preimage } };
+          if (evidence === "held") return { next: "revoke", state: { ...s, phase: "revocable-htlcs", paidByAnother: PAID_BY_ANOTHER } };
+          // no answer or no clear state: keep checking (near the HTLC expiry the revocation below decides)
         }
         if (status.status === "failed") return { next: "revoke", state: { ...s, phase: "revocable-htlcs" } };
         // still pending this close to the HTLC expiry: ask for the money back (the server grants it once the HTLCs expired)
@@ -276,9 +297,14 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
             { requirePubkeyInputs: false }, (parts) => w.server.requestLightningPayHtlcRevocation(parts));
         } catch (e) {
           if (isNotReady(e)) throw e;
-          // it was paid after all — unless the server refused to pay with these HTLCs: then another payer paid
-          const preimage = s.initiateRefused === undefined ? preimageInRefusal(s, e) : undefined;
-          if (preimage) return { next: "settle", state: { ...s, preimage } };
+          // it was paid after all, if the payment spent these HTLCs: the refusal quotes the hash's preimage,
+          // which another payer's payment of the same invoice reveals as well
+          const quoted = s.initiateRefused === undefined && s.paidByAnother === undefined ? preimageInRefusal(s, e) : undefined;
+          if (quoted) {
+            const evidence = await evidenceOf(w, s);
+            if (evidence === "taken") return { next: "settle", state: { ...s, preimage: quoted } };
+            if (evidence === "held") s = { ...s, paidByAnother: PAID_BY_ANOTHER };
+          }
           if (await sendHandoverDue(w, s, e)) return { next: HTLC_EXIT_STEP, state: { ...s, phase: "revocation-stuck", lastError: message(e) } };
           if (e instanceof ArkServerRejectedError && /not eligible for revocation yet/i.test(e.message)) {
             // still in flight and the HTLCs not expired: ask again; a payment that went through meanwhile

@@ -31,6 +31,12 @@ export interface LightningSendState {
    * these HTLCs, so the server's status and settlement of this payment hash are another payer's.
    */
   initiateRefused?: string;
+  /**
+   * Set when the server reported this payment hash paid while this send's HTLC VTXOs were still
+   * spendable on the server: the success is another payer's. The HTLCs are asked back (or exited),
+   * never recorded as paid on the server's word.
+   */
+  paidByAnother?: string;
   /** Why the current step waits (server unreachable, revocation refused), for logs and the caller's answer. */
   lastError?: string;
 }

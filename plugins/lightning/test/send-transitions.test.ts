@@ -1,8 +1,10 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
 import { Database, silentLogger, type StepOutcome } from "@tender/core";
-import { boardVtxo, buildBoardExit, encodeVtxo, pubkeyFromSecret, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
-import { ArkServerRejectedError, ArkServerUnavailableError, type ArkServer } from "@tender/ark-protocol/server";
+import {
+  boardVtxo, buildBoardExit, encodeVtxo, pubkeyFromSecret, sha256, toHex, verifyAttestation, vtxoId, vtxoIdString, vtxoStatusAttestation, type Vtxo,
+} from "@tender/ark-protocol";
+import { ArkServerRejectedError, ArkServerUnavailableError, type ArkServer, type VtxoSpendState } from "@tender/ark-protocol/server";
 import { VtxoNotSpendableError } from "@tender/plugin-ark";
 import type { LightningRail } from "../src/lightning-rail.js";
 import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS, PaidInvoiceRow } from "../src/paid-invoice-row.js";
@@ -43,6 +45,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
   let tip: number;
   let lockError: Error | undefined;
   let movementOutputs: string[];
+  let heldExits: unknown;
 
   const state = (over: Partial<LightningSendState> = {}): LightningSendState => ({
     invoice: "lnbcrt1fake", paymentHash, amountSat: "10000", feeSat: "100", inputIds: ["aa".repeat(32) + ":0"], htlcKeyIndex: 0, changeAmounts: [],
@@ -58,19 +61,21 @@ describe("Lightning send action: the step transitions over fakes", () => {
     tip = 100;
     lockError = undefined;
     movementOutputs = ["cc".repeat(32) + ":1"];
+    heldExits = undefined;
   });
   afterEach(() => db.close());
 
   function action() {
     const rail = {
-      server, db, network: "regtest", settings: { vtxo_refresh_expiry_threshold: THRESHOLD },
+      server, db, network: "regtest", settings: { vtxo_refresh_expiry_threshold: THRESHOLD }, heldExits,
       logger: { ...silentLogger, warn: (m: string) => seen.warnings.push(m) },
       tipHeight: async () => tip,
       keys: {
         nextVtxoKey: async () => ({ index: 40 + seen.keyIndexes++ }),
         recoveryMailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         mailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
-        deriveVtxoKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
+        // index 0 is the HTLC key H of state(), any other the revocation key R
+        deriveVtxoKey: (i: number) => (i === 0 ? { publicKey: pubkeyFromSecret(h), secretKey: h } : { publicKey: pubkeyFromSecret(r), secretKey: r }),
         keyByPubkey: (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
       },
       locks: {
@@ -93,10 +98,64 @@ describe("Lightning send action: the step transitions over fakes", () => {
   }
   const run = (step: string, s: LightningSendState): Promise<StepOutcome<LightningSendState>> => Promise.resolve(action().steps[step]!(s, { id: "send-1" }));
 
+  /**
+   * The server's spend state of the HTLC VTXO as `getVtxoStatus` answers it; the attestation must be
+   * signed by the HTLC's owner key H over its id, as both servers check. Counts the questions.
+   */
+  function htlcSpendState(answer: VtxoSpendState | (() => never)): { asked: number } {
+    const count = { asked: 0 };
+    server.getVtxoStatus = async (id: Uint8Array, attestation: Uint8Array) => {
+      count.asked++;
+      expect(toHex(id)).to.equal(toHex(vtxoId(htlc)));
+      expect(verifyAttestation(attestation, vtxoStatusAttestation(id), pubkeyFromSecret(h)), "attested by the HTLC key").to.equal(true);
+      return typeof answer === "function" ? answer() : answer;
+    };
+    return count;
+  }
+
+  /** Runs the action's steps from `first` until one waits or the action ends; returns the steps run and the last outcome. */
+  async function runUntilWait(first: string, s: LightningSendState): Promise<{ steps: string[]; last: StepOutcome<LightningSendState> }> {
+    const steps: string[] = [];
+    let step = first;
+    let current = s;
+    for (let i = 0; i < 20; i++) {
+      steps.push(step);
+      const out = await run(step, current);
+      if (!("next" in out)) return { steps, last: out };
+      step = out.next;
+      current = out.state;
+    }
+    throw new Error(`no wait after ${steps.join(" → ")}`);
+  }
+
   describe("check", () => {
-    it("a success whose preimage hashes to the payment hash goes to settle with the preimage", async () => {
+    it("a success whose preimage hashes to the payment hash, with this send's HTLC spent on the server, goes to settle with the preimage", async () => {
       server.checkLightningPayment = async () => ({ status: "success", preimage });
+      const status = htlcSpendState("spent");
       expect(await run("check", state())).to.deep.equal({ next: "settle", state: state({ preimage: toHex(preimage) }) });
+      expect(status.asked).to.equal(1);
+    });
+
+    it("a success for the hash while this send's HTLC is still spendable is another payer's: revoke, marked paid by another, no preimage kept", async () => {
+      server.checkLightningPayment = async () => ({ status: "success", preimage });
+      htlcSpendState("spendable");
+      const out = await run("check", state());
+      expect(out).to.deep.include({ next: "revoke" });
+      const next = (out as { state: LightningSendState }).state;
+      expect(next).to.deep.include({ phase: "revocable-htlcs", preimage: null });
+      expect(next.paidByAnother).to.match(/another payer/);
+    });
+
+    it("a success whose HTLC spend state is unanswered or neither spent nor spendable keeps checking", async () => {
+      server.checkLightningPayment = async () => ({ status: "success", preimage });
+      const unanswered = htlcSpendState(() => { throw unavailable(); });
+      expect(await run("check", state())).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
+      expect(unanswered.asked).to.equal(1);
+      for (const answer of ["unregistered", "unspecified"] as const) {
+        htlcSpendState(answer);
+        expect(await run("check", state()), answer).to.deep.equal({ waitMs: CHECK_INTERVAL_MS, state: state() });
+      }
+      expect(seen.warnings.some((w) => w.includes("spend state of the HTLC VTXOs"))).to.equal(true);
     });
 
     it("a success with a preimage of another hash is not believed: the send keeps waiting", async () => {
@@ -131,8 +190,9 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect(seen.keyIndexes).to.equal(1);
     });
 
-    it("a refusal quoting the preimage settles the send as paid; a wrong preimage in the text does not", async () => {
+    it("a refusal quoting the preimage settles the send as paid when its HTLC is spent on the server; a wrong preimage in the text does not", async () => {
       const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
+      htlcSpendState("spent");
       server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
       const refused = await runRevoke(s);
       expect(refused).to.deep.equal({ next: "settle", state: { ...s, preimage: toHex(preimage) } });
@@ -149,6 +209,22 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect(refused).to.deep.include({ waitMs: SERVER_RETRY_MS });
       expect((refused as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
       expect(seen.spent, "no HTLC counted as spent").to.deep.equal([]);
+    });
+
+    it("a refusal quoting the preimage while the HTLC is still spendable (another payer settled the invoice) is not this send's payment: stuck, marked paid by another", async () => {
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
+      htlcSpendState("spendable");
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      const refused = await runRevoke(s);
+      expect(refused).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      const next = (refused as { state: LightningSendState }).state;
+      expect(next).to.deep.include({ phase: "revocation-stuck", preimage: null });
+      expect(next.paidByAnother).to.match(/another payer/);
+      // unanswered spend state: not paid either, asked again later
+      htlcSpendState(() => { throw unavailable(); });
+      const unknown = await runRevoke(s);
+      expect(unknown).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect((unknown as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
     });
 
     it("\"not eligible for revocation yet\" asks again after a check interval, still revocable-htlcs; other refusals and silence retry as revocation-stuck", async () => {
@@ -257,6 +333,51 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect(next.phase).to.equal("revocable-htlcs");
       expect(next.initiateRefused).to.match(/payment already in progress for this invoice$/);
       expect(checked, "the server's status of the hash was not asked").to.equal(0);
+    });
+  });
+
+  describe("an initiate that got no answer, followed to its end", () => {
+    beforeEach(() => {
+      server.initiateLightningPayment = async () => { throw unavailable(); };
+      server.checkLightningPayment = async () => ({ status: "success", preimage });
+    });
+
+    it("the hash paid by another wallet while this send's HTLC is unspent: never recorded paid, its revocation asked for", async () => {
+      htlcSpendState("spendable");
+      let revocations = 0;
+      // as both servers answer a revocation once the hash is settled, whoever paid it
+      server.requestLightningPayHtlcRevocation = async () => { revocations++; throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      const { steps, last } = await runUntilWait("initiate", state({ phase: "htlc-received" }));
+      expect(steps).to.deep.equal(["initiate", "check", "revoke", "revoke"]);
+      expect(revocations, "the revocation was asked for").to.equal(1);
+      expect(last).to.deep.include({ waitMs: SERVER_RETRY_MS });
+      expect((last as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
+      expect(await db.em().find(PaidInvoiceRow, {}), "no paid invoice recorded").to.deep.equal([]);
+      expect(seen.spent, "the HTLC is not counted as spent").to.deep.equal([]);
+      expect(seen.movementUpdates.filter(([, c]) => c.status === "successful")).to.deep.equal([]);
+    });
+
+    it("near the HTLC expiry the refused revocation hands the still-unspent HTLC over to the exits, never settling", async () => {
+      htlcSpendState("spendable");
+      server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      tip = 500 - THRESHOLD + 1;
+      const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40 });
+      heldExits = { handler: {} }; // an exits rail is loaded (the hand-over step itself is not run here)
+      const out = await run("revoke", s);
+      expect(out).to.deep.include({ next: "exitHtlcs" });
+      expect((out as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
+    });
+
+    it("the hash paid with this send's HTLC (spent on the server): recorded paid with the preimage", async () => {
+      const status = htlcSpendState("spent");
+      const { steps, last } = await runUntilWait("initiate", state({ phase: "htlc-received" }));
+      expect(steps).to.deep.equal(["initiate", "check", "settle"]);
+      expect(last).to.deep.include({ done: true });
+      expect((last as { state: LightningSendState }).state).to.deep.include({ phase: "paid", preimage: toHex(preimage) });
+      expect(status.asked).to.equal(1);
+      const rows = await db.em().find(PaidInvoiceRow, {});
+      expect(rows.map((row) => row.preimage)).to.deep.equal([toHex(preimage)]);
+      expect(seen.spent).to.deep.equal([[vtxoIdString(htlc)]]);
     });
   });
 
