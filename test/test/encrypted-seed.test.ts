@@ -41,7 +41,13 @@ describe("encrypted seed at rest (--encrypt-seed, POST /wallet/unlock, POST /wal
     const short = await alice.api("POST", "/api/v1/wallet/create", { body: { ...createBody(devnet, ALICE_MNEMONIC), passphrase: "short" } });
     expect(short.status).to.equal(400);
 
-    await ok(alice, "POST", "/api/v1/wallet/create", { ...createBody(devnet, ALICE_MNEMONIC), passphrase: PASSPHRASE });
+    const keyed = { headers: { "Idempotency-Key": "create-with-passphrase" }, body: { ...createBody(devnet, ALICE_MNEMONIC), passphrase: PASSPHRASE } };
+    expect((await alice.api("POST", "/api/v1/wallet/create", keyed)).status).to.equal(200);
+    // the passphrase-carrying request is never stored under its key: a retry runs again (and finds the wallet) instead of a replay
+    const retry = await alice.api("POST", "/api/v1/wallet/create", keyed);
+    expect(retry.status).to.equal(400);
+    expect(retry.json).to.deep.equal({ message: "Wallet already set" });
+    expect(retry.headers.get("idempotent-replayed")).to.equal(null);
     expect(await ok(alice, "GET", "/api/v1/wallet/lock")).to.deep.equal({ encrypted: true, locked: false });
     const file = join(aliceDir, "mnemonic");
     expect(statSync(file).mode & 0o777).to.equal(0o600);

@@ -47,6 +47,16 @@ export interface KernelOptions {
   hostServices?: readonly HostService[];
 }
 
+/** Whether a request's body holds a secret the idempotency layer must not hash and store (see `RouteDefinition.secretBody`). */
+function carriesSecret(route: RouteDefinition, req: Request): boolean {
+  if (typeof route.secretBody !== "function") return route.secretBody === true;
+  try {
+    return route.secretBody(Buffer.isBuffer(req.body) ? JSON.parse(req.body.toString("utf8")) : undefined);
+  } catch {
+    return true; // a body that does not parse here was refused before the handler; err on the safe side
+  }
+}
+
 /** A daemon-scoped service provided from outside the plugins (see {@link hostService}). */
 export interface HostService {
   readonly ref: ServiceRef<unknown>;
@@ -245,7 +255,7 @@ export class Kernel {
       onResponse: (info) => this.metrics.observeRequest(info),
       authorize: (route, req, res) => this.access.authorize(route, req, res, this.opts.authToken!),
       around: (route, req, res, run) => {
-        const answer = () => (route.secretBody
+        const answer = () => (carriesSecret(route, req)
           ? this.access.run(req, run)
           : this.idempotency.intercept(route, req, res, () => this.access.run(req, run)));
         // locking the wallet waits for the mutations being answered (the lock routes themselves excepted)

@@ -69,10 +69,11 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
    */
   whileLocked?: boolean;
   /**
-   * The request body carries a secret (a passphrase): the request never goes through the
-   * `Idempotency-Key` layer, which would store a fast hash of the body.
+   * The request body carries a low-entropy secret (a passphrase): the request never goes through
+   * the `Idempotency-Key` layer, which would store a fast hash of the body. A function decides
+   * from the (validated) JSON body.
    */
-  secretBody?: boolean;
+  secretBody?: boolean | ((body: unknown) => boolean);
   params?: ZodType<P>;
   query?: ZodType<Q>;
   /** JSON body schema; when set a JSON body is required (415 without a JSON content type). */

@@ -19,6 +19,8 @@ export function lifecycleRoutes(lifecycle: WalletLifecycle, session: WalletSessi
     summary: "Create a wallet",
     undocumented,
     whileLocked: true,
+    // a passphrase must never be hashed into an Idempotency-Key record (a fast hash of it could be guessed offline)
+    secretBody: (b) => typeof (b as { passphrase?: unknown } | undefined)?.passphrase === "string",
     body: CreateWalletRequestSchema,
     responses: { 200: { description: "Wallet created", schema: CreateWalletResponseSchema }, 400: e400, 500: e500 },
     handler: ({ body }) => lifecycle.create(body),
