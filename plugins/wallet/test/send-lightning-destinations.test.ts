@@ -107,11 +107,13 @@ describe("send destination classification of Lightning kinds (decoded, not match
     }
   });
 
-  it("decodes long Lightning-looking strings in linear time", () => {
+  it("refuses 100,000-character Lightning-looking strings without quadratic work", () => {
+    // quadratic decoding of 100,000 characters is ~10^10 steps (minutes); linear is milliseconds.
+    // The bound is a guard against that blow-up on a loaded machine, not a speed measurement.
     for (const d of [`lnbc1${"q".repeat(100_000)}`, `lno1${"q".repeat(100_000)}`, `lnurl1${"q".repeat(100_000)}`]) {
       const started = performance.now();
       expect(answer(d)).to.equal(NOT_A_DESTINATION);
-      expect(performance.now() - started, d.slice(0, 6)).to.be.below(500);
+      expect(performance.now() - started, d.slice(0, 6)).to.be.below(10_000);
     }
   });
 });
