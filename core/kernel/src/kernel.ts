@@ -47,8 +47,9 @@ export interface KernelOptions {
   hostServices?: readonly HostService[];
 }
 
-/** Whether a request's body holds a secret the idempotency layer must not hash and store (see `RouteDefinition.secretBody`). */
+/** Whether a request's body or answer holds a secret the idempotency layer must not hash or store (see `RouteDefinition.secretBody`, `secretAnswer`). */
 function carriesSecret(route: RouteDefinition, req: Request): boolean {
+  if (route.secretAnswer) return true;
   if (typeof route.secretBody !== "function") return route.secretBody === true;
   try {
     return route.secretBody(Buffer.isBuffer(req.body) ? JSON.parse(req.body.toString("utf8")) : undefined);

@@ -86,8 +86,10 @@ export function apiKeyRoutes(store: ApiKeyStore, access: AccessControl, caps: Sp
   return [
     {
       method: "post", path: "/api/v1/keys", operationId: "create_api_key", tag, scope: "owner", requiresWallet: true, body: CreateKeySchema,
+      // the answer holds the key's secret, which must never be stored (not even as an Idempotency-Key answer)
+      secretAnswer: true,
       summary: "Create a scoped API key (tender)",
-      description: "Creates a key with the given scopes, optional spending caps and expiry. The answer carries the key's secret, shown only once. Owner token only.",
+      description: "Creates a key with the given scopes, optional spending caps and expiry. The answer carries the key's secret, shown only once and never stored: an Idempotency-Key is ignored here (a retry makes another key). Owner token only.",
       responses: { 200: { description: "The key and its secret", schema: CreatedKeySchema }, 400: e400, 403: e403 },
       handler: async ({ body }) => {
         let expiresAt: number | undefined;

@@ -74,6 +74,12 @@ export interface RouteDefinition<P = any, Q = any, B = any> {
    * from the (validated) JSON body.
    */
   secretBody?: boolean | ((body: unknown) => boolean);
+  /**
+   * The answer carries a secret shown once (a new API key, a webhook signing secret): the request
+   * never goes through the `Idempotency-Key` layer, which would store the answer in plaintext to
+   * replay it. A keyed retry runs the handler again.
+   */
+  secretAnswer?: boolean;
   params?: ZodType<P>;
   query?: ZodType<Q>;
   /** JSON body schema; when set a JSON body is required (415 without a JSON content type). */

@@ -34,6 +34,8 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       ...base, method: "post", path: "/api/v1/webhooks", operationId: "create_webhook",
       summary: "Register a webhook; the answer shows its signing secret, once (tender extension)",
       body: CreateWebhookSchema,
+      // the signing secret is kept in the webhook's row only, never as a replayable Idempotency-Key answer
+      secretAnswer: true,
       responses: { 200: { description: "The webhook with its secret", schema: CreatedWebhookSchema }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const url = checkWebhookUrl(body.url);
