@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { UnreadableSeedFileError, WrongPassphraseError, decryptSeed, encryptSeed, isEncryptedSeed, readSeedHeader } from "../src/keys/seed-encryption.js";
+import { DEFAULT_SCRYPT, UnreadableSeedFileError, WrongPassphraseError, decryptSeed, encryptSeed, isEncryptedSeed, readSeedHeader } from "../src/keys/seed-encryption.js";
 import { TooManyAttemptsError, UnlockThrottle } from "../src/lifecycle/unlock-throttle.js";
 
 const MNEMONIC = "legal winner thank year wave sausage worth useful legal winner thank yellow";
@@ -42,6 +42,19 @@ describe("encrypted seed file", () => {
     expect(() => readSeedHeader(JSON.stringify({ ...f, version: 2 }))).to.throw(UnreadableSeedFileError, /version 2/);
     expect(() => readSeedHeader(JSON.stringify({ ...f, kdf: { ...f.kdf, N: 1000 } }))).to.throw(UnreadableSeedFileError, /malformed/);
     expect(() => readSeedHeader("{not json")).to.throw(UnreadableSeedFileError);
+  });
+
+  it("refuses scrypt costs no tender writes (a huge N, r or p would take the daemon's memory or minutes of CPU at each unlock)", async () => {
+    const f = JSON.parse(await encryptSeed(MNEMONIC, "a long passphrase", "0a1b2c3d", CHEAP));
+    for (const kdf of [{ N: 2 ** 30 }, { N: 2 ** 21 }, { r: 1024 }, { p: 2 ** 20 }, { N: 2 ** 18, r: 16 }]) {
+      const text = JSON.stringify({ ...f, kdf: { ...f.kdf, ...kdf } });
+      expect(() => readSeedHeader(text), JSON.stringify(kdf)).to.throw(UnreadableSeedFileError, /cost/);
+      const err = await decryptSeed(text, "a long passphrase").catch((e: unknown) => e);
+      expect(err, JSON.stringify(kdf)).to.be.instanceOf(UnreadableSeedFileError);
+    }
+    // the default cost, and twice it, are read
+    expect(readSeedHeader(JSON.stringify({ ...f, kdf: { ...f.kdf, ...DEFAULT_SCRYPT } })).kdf.N).to.equal(DEFAULT_SCRYPT.N);
+    expect(readSeedHeader(JSON.stringify({ ...f, kdf: { ...f.kdf, N: 2 ** 18 } })).kdf.N).to.equal(2 ** 18);
   });
 });
 

@@ -30,6 +30,13 @@ export interface EncryptedSeedFile {
 /** scrypt N = 2^17, r = 8, p = 1: 128 MiB and a few hundred ms per try (the OWASP floor is 2^17). */
 export const DEFAULT_SCRYPT = { N: 1 << 17, r: 8, p: 1 } as const;
 const KEY_BYTES = 32;
+/**
+ * The largest scrypt cost a file may ask for: N up to 2^20, r up to 32, p up to 16, and at most
+ * 256 MiB of memory (128·N·r bytes). A file asking for more (altered, or not written by tender) is
+ * refused before any key derivation, which would otherwise take the daemon's memory or its CPU
+ * for minutes at each unlock.
+ */
+const MAX_SCRYPT = { N: 1 << 20, r: 32, p: 16, memoryBytes: 256 * 1024 * 1024 } as const;
 
 /** The passphrase does not open the file (or the file was altered). */
 export class WrongPassphraseError extends Error {
@@ -89,6 +96,9 @@ export function readSeedHeader(text: string): EncryptedSeedFile {
   const okKdf = k?.name === "scrypt" && [k.N, k.r, k.p].every((n) => Number.isInteger(n) && n > 0) && (k.N & (k.N - 1)) === 0 && typeof k.salt === "string";
   if (!okKdf || f.cipher?.name !== "aes-256-gcm" || typeof f.ciphertext !== "string" || typeof f.tag !== "string" || typeof f.fingerprint !== "string") {
     throw new UnreadableSeedFileError("the encrypted seed file is malformed");
+  }
+  if (k.N > MAX_SCRYPT.N || k.r > MAX_SCRYPT.r || k.p > MAX_SCRYPT.p || 128 * k.N * k.r > MAX_SCRYPT.memoryBytes) {
+    throw new UnreadableSeedFileError("the encrypted seed file asks for a scrypt cost above what tender accepts");
   }
   return f;
 }
