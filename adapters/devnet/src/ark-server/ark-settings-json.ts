@@ -1,7 +1,7 @@
 /**
  * The settings the devnet's controls show and change, as JSON: `GetArkInfo`'s field names where
  * the setting is announced there (`round_interval_secs`, `min_board_amount`, `max_vtxo_amount`,
- * `required_board_confirmations`, `fees` with the `FeeSchedule` message's fields), captaind's
+ * `required_board_confirmations`, `max_vtxo_exit_depth`, `fees` with the `FeeSchedule` message's fields), captaind's
  * configuration names otherwise (`max_read_mailbox_items`, `handshake_psa`, `round_submit_time`
  * and `round_sign_time` with their unit: `_ms`, `offboard_session_timeout_ms`, `bitcoin_address_blocklist`
  * — an array of addresses offboards refuse to pay), `refused_calls` (gRPC calls answered with an
@@ -24,6 +24,7 @@ export const RUNTIME_SETTINGS = [
   "min_board_amount",
   "max_vtxo_amount",
   "required_board_confirmations",
+  "max_vtxo_exit_depth",
   "offboard_session_timeout_ms",
   "bitcoin_address_blocklist",
   "refused_calls",
@@ -56,6 +57,7 @@ export function settingsJson(c: ArkServerConfig): Json {
     min_board_amount: Number(c.minBoardAmount),
     max_vtxo_amount: c.maxVtxoAmount === undefined ? null : Number(c.maxVtxoAmount),
     required_board_confirmations: c.requiredBoardConfirmations,
+    max_vtxo_exit_depth: c.maxVtxoExitDepth,
     offboard_session_timeout_ms: c.offboardSessionTimeoutMs,
     bitcoin_address_blocklist: [...(c.bitcoinAddressBlocklist ?? [])],
     refused_calls: [...(c.refusedCalls ?? [])],
@@ -140,6 +142,7 @@ export function settingsChange(body: unknown, current: ArkServerConfig): Partial
   if ("min_board_amount" in o) change.minBoardAmount = sats(o.min_board_amount, "min_board_amount");
   if ("max_vtxo_amount" in o) change.maxVtxoAmount = o.max_vtxo_amount === null ? undefined : sats(o.max_vtxo_amount, "max_vtxo_amount");
   if ("required_board_confirmations" in o) change.requiredBoardConfirmations = int(o.required_board_confirmations, "required_board_confirmations", 1, 1_000);
+  if ("max_vtxo_exit_depth" in o) change.maxVtxoExitDepth = int(o.max_vtxo_exit_depth, "max_vtxo_exit_depth", 1, 0xffff);
   if ("offboard_session_timeout_ms" in o) change.offboardSessionTimeoutMs = int(o.offboard_session_timeout_ms, "offboard_session_timeout_ms", 1, 3_600_000);
   if ("bitcoin_address_blocklist" in o) {
     const list = o.bitcoin_address_blocklist;

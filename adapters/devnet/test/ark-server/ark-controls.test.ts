@@ -172,14 +172,16 @@ describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function (
       max_read_mailbox_items: 1,
       round_interval_secs: 30,
       handshake_psa: "devnet maintenance at noon",
+      max_vtxo_exit_depth: 7,
       fees: { board: { ppm: 2_000 }, refresh: { base_fee_sat: 150, ppm_expiry_table: [{ expiry_blocks_threshold: 0, ppm: 100 }, { expiry_blocks_threshold: 50, ppm: 400 }] } },
     });
-    expect(changed).to.deep.include({ max_read_mailbox_items: 1, round_interval_secs: 30, handshake_psa: "devnet maintenance at noon" });
+    expect(changed).to.deep.include({ max_read_mailbox_items: 1, round_interval_secs: 30, handshake_psa: "devnet maintenance at noon", max_vtxo_exit_depth: 7 });
     expect(await ok("GET", "/settings")).to.deep.equal(changed);
 
     const c = client();
     const info = await c.ark("getArkInfo", {});
     expect(info.roundIntervalSecs).to.equal(30);
+    expect(info.maxVtxoExitDepth).to.equal(7);
     expect(info.fees?.board).to.deep.equal({ minFeeSat: 0n, baseFeeSat: 0n, ppm: 2_000n });
     expect(info.fees?.refresh).to.deep.equal({ baseFeeSat: 150n, ppmExpiryTable: [{ expiryBlocksThreshold: 0, ppm: 100n }, { expiryBlocksThreshold: 50, ppm: 400n }] });
     expect(info.fees?.offboard?.fixedAdditionalVb).to.equal(100n); // parts not named keep their values
@@ -233,6 +235,7 @@ describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function (
       [{ handshake_psa: 5 }, /^handshake_psa must be a string/],
       [{ max_vtxo_amount: 1.5 }, /^max_vtxo_amount must be an integer/],
       [{ required_board_confirmations: 0 }, /^required_board_confirmations must be an integer in 1\.\./],
+      [{ max_vtxo_exit_depth: 0 }, /^max_vtxo_exit_depth must be an integer in 1\.\.65535/],
       [{ round_submit_time_ms: 0 }, /^round_submit_time_ms must be an integer in 1\.\.3600000/],
       [{ round_sign_time_ms: 2.5 }, /^round_sign_time_ms must be an integer/],
     ];
