@@ -6,37 +6,43 @@
  * same moment pay the payee once and one send is paid; the other is refused, and should both
  * have had their HTLCs cosigned before either payment started, the refused one never counts its
  * HTLCs as paid (the server refuses to revoke them for an invoice another payer settled, as
- * captaind does, so they stay pending and unspent at the server).
+ * captaind does, so they stay pending and unspent at the server). A payer whose
+ * `InitiateLightningPayment` got no answer (dropped by the devnet's fault proxy) and who then sees
+ * the invoice paid by another wallet does not take that success for its own: its HTLCs are still
+ * spendable at the server, so it asks them back instead of recording the payment.
  */
 import { expect } from "chai";
 import { cleanup, startDaemon, type ApiResponse, type Daemon } from "../src/daemon-process.js";
 import {
-  ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, until, type DevnetWithArk, type VtxoInfo,
+  ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, boardToDaemon, createBody, ok, until, type DevnetWithArk, type VtxoInfo,
 } from "./ark-harness.js";
 import {
   LIGHTNING_CONFIG, balance, feeDevnet, sendMovements, sendStatus, serverState, untilPaid, walletAgreesWithServer,
 } from "./lightning-send-harness.js";
 import { printLogsOnFailure } from "./rounds-harness.js";
+import { armFault, clearFaults, faultHits, proxyBody } from "./recovery-harness.js";
 
 describe("one invoice, several payers (two daemons, or one daemon concurrently)", function () {
   this.timeout(120_000);
   let devnet: DevnetWithArk;
   let alice: Daemon;
   let bob: Daemon;
+  /** Talks to the server through the devnet's fault proxy. */
+  let carol: Daemon;
 
   before(async () => {
     devnet = await feeDevnet("lightning-send-two-payers-e2e");
-    [alice, bob] = await Promise.all([startDaemon({ config: LIGHTNING_CONFIG }), startDaemon({ config: LIGHTNING_CONFIG })]);
-    for (const [d, mnemonic] of [[alice, ALICE_MNEMONIC], [bob, BOB_MNEMONIC]] as const) {
-      await ok(d, "POST", "/api/v1/wallet/create", createBody(devnet, mnemonic));
+    [alice, bob, carol] = await Promise.all([startDaemon({ config: LIGHTNING_CONFIG }), startDaemon({ config: LIGHTNING_CONFIG }), startDaemon({ config: LIGHTNING_CONFIG })]);
+    for (const [d, mnemonic] of [[alice, ALICE_MNEMONIC], [bob, BOB_MNEMONIC], [carol, CAROL_MNEMONIC]] as const) {
+      await ok(d, "POST", "/api/v1/wallet/create", d === carol ? proxyBody(devnet, mnemonic) : createBody(devnet, mnemonic));
       await ok(d, "POST", "/api/v1/wallet/import-vtxo", { vtxos: [await boardToDaemon(d, devnet, mnemonic, 300_000n)] });
     }
   });
   afterEach(function () {
-    printLogsOnFailure(this, { alice, bob });
+    printLogsOnFailure(this, { alice, bob, carol });
   });
   after(async () => {
-    for (const d of [alice, bob]) if (d) { await d.stop(); cleanup(d.datadir); }
+    for (const d of [alice, bob, carol]) if (d) { await d.stop(); cleanup(d.datadir); }
     await devnet?.stop();
   });
 
@@ -139,5 +145,47 @@ describe("one invoice, several payers (two daemons, or one daemon concurrently)"
     expect(b.pending_lightning_send_sat, "the HTLCs still count as the wallet's").to.equal(12_000 + lm!.offchain_fee_sat);
     expect(b.spendable_sat + b.pending_lightning_send_sat).to.equal(before.get(loser)!);
     for (const id of lm!.metadata?.htlc_vtxos as string[]) expect(await serverState(devnet, id), "the loser's HTLC was not taken").to.equal("spendable");
+  });
+
+  it("Carol's initiate gets no answer, then Alice pays the invoice: Carol's HTLCs stay unspent at the server, so the success is not hers: never paid, revocation asked for", async () => {
+    const before = (await balance(carol)).spendable_sat;
+    const inv = devnet.lightning.createInvoice({ amountSat: 11_000n });
+    // Carol's initiate never reaches the server, and her status checks go unanswered until Alice has paid
+    const dropInitiate = await armFault(devnet, { kind: "drop", method: "InitiateLightningPayment" });
+    const dropCheck = await armFault(devnet, { kind: "drop", method: "CheckLightningPayment" });
+    const carolAnswer = await pay(carol, inv.invoice);
+    expect(carolAnswer.status, carolAnswer.text).to.equal(200); // unanswered: pending, completed or revoked in the background
+    expect(await faultHits(devnet, dropInitiate.id)).to.be.greaterThan(0);
+    expect(await faultHits(devnet, dropCheck.id)).to.be.greaterThan(0);
+    const [cm] = await sendMovements(carol, inv.paymentHash);
+    const carolHtlcs = cm!.metadata?.htlc_vtxos as string[];
+    for (const id of carolHtlcs) expect(await serverState(devnet, id), "Carol's HTLCs are cosigned and registered").to.equal("spendable");
+
+    // no attempt holds Carol's HTLCs, so the server cosigns and pays Alice's
+    await ok(alice, "POST", "/api/v1/lightning/pay", { destination: inv.invoice });
+    // (not untilPaid: Alice may still hold the stuck HTLCs of the race above as pending)
+    const alicePaid = await until("Alice's send paid", async () => {
+      const st = await sendStatus(alice, inv.paymentHash);
+      return st.state === "paid" ? st : undefined;
+    }, 30_000);
+    expect(alicePaid.preimage).to.be.a("string");
+    expect(completePays(inv.paymentHash)).to.have.length(1);
+
+    // Carol's checks now read the hash's success; her own HTLCs were not spent by it
+    await clearFaults(devnet);
+    const stuck = await until("Carol's revocation refused for the invoice Alice settled", async () => {
+      const st = await sendStatus(carol, inv.paymentHash);
+      return st.state === "revocation-stuck" ? st : undefined;
+    }, 30_000);
+    expect(stuck.preimage).to.equal(null);
+    await new Promise((r) => setTimeout(r, 4_000)); // a few checks and retries later she still is not paid
+    expect((await sendStatus(carol, inv.paymentHash)).state).to.equal("revocation-stuck");
+    const [lm, ...more] = await sendMovements(carol, inv.paymentHash);
+    expect(more).to.deep.equal([]);
+    expect(lm!.status).to.equal("pending");
+    const b = await balance(carol);
+    expect(b.pending_lightning_send_sat, "the HTLCs still count as Carol's").to.equal(11_000 + lm!.offchain_fee_sat);
+    expect(b.spendable_sat + b.pending_lightning_send_sat).to.equal(before);
+    for (const id of carolHtlcs) expect(await serverState(devnet, id), "Carol's HTLC was not taken").to.equal("spendable");
   });
 });
