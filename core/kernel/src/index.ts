@@ -49,7 +49,8 @@ export {
 export { spendingCap, SpendingCapService, CAP_WINDOW_MS } from "./access/spending-caps.js";
 export { ForbiddenError, effectiveScope } from "./access/access-control.js";
 export { ApiAccess } from "./access/api-access.js";
-export { API_SCOPES, SPEND_RAILS, scopeAllows, type ApiScope, type SpendRail, type SpendingCaps, type RailCap, type ApiKey, type Principal } from "./access/api-key.js";
+export { currentPrincipal } from "./access/access-context.js";
+export { API_SCOPES, ApiKeyRevoked, SPEND_RAILS, scopeAllows, type ApiScope, type SpendRail, type SpendingCaps, type RailCap, type ApiKey, type Principal } from "./access/api-key.js";
 export { API_KEY_PREFIX, parseApiKey } from "./access/api-key-secret.js";
 export { WalletLockedError } from "./wallet/wallet-locked.js";
 export { Metrics, withTimeout, type GaugeSample, type CollectedGaugeOptions, type MetricCounter } from "./metrics/metrics.js";

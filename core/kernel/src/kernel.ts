@@ -146,7 +146,7 @@ export class Kernel {
     this.idempotency = new IdempotencyLayer(this.database, this.actions, this.events, this.opts.logger.child("idempotency"));
     this.entities.push(...ApiAccess.entities);
     this.migrations.push(...ApiAccess.migrations);
-    this.access = new ApiAccess(this.database, this.opts.logger.child("access"));
+    this.access = new ApiAccess(this.database, this.opts.logger.child("access"), this.events);
     this.scheduler.add({ name: "kernel.idempotency-upkeep", intervalMs: 10 * 60_000, initialDelayMs: 30_000, run: async () => { await this.idempotency.upkeep(); } });
     // a locked wallet resumes nothing: its actions need the keys, and run once it is unlocked
     const resume = () => (this.wallet.isLoaded && !this.wallet.isLocked && this.database.isOpen ? this.actions.resumeAll() : undefined);

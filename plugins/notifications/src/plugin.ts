@@ -1,4 +1,4 @@
-import { EventBus, WalletLoaded, WalletNotificationRaised, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
+import { ApiKeyRevoked, EventBus, WalletLoaded, WalletNotificationRaised, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
 import { EventLogService } from "@tender/plugin-events";
 import { NotificationBuffer } from "./notification-buffer.js";
 import { notificationRoutes } from "./routes.js";
@@ -20,6 +20,7 @@ export const notificationsPlugin = definePlugin({
     const session = ctx.container.resolve(WalletSession);
     const log = ctx.find(EventLogService);
     const tickets = new TicketStore();
+    events.on(ApiKeyRevoked, ({ keyId }) => tickets.forgetKey(keyId));
     let buffer: NotificationBuffer | undefined;
     events.on(WalletLoaded, () => {
       buffer?.close("wallet-gone");

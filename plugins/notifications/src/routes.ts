@@ -1,4 +1,4 @@
-import { InternalServerError, UnprocessableEntityError, WalletSession, u64String, z, type RouteDefinition } from "@tender/core";
+import { InternalServerError, UnprocessableEntityError, WalletSession, currentPrincipal, u64String, z, type RouteDefinition } from "@tender/core";
 import type { EventLogReader, LoggedEvent } from "@tender/plugin-events";
 import type { NotificationBuffer } from "./notification-buffer.js";
 import type { TicketStore } from "./tickets.js";
@@ -86,7 +86,11 @@ export function notificationRoutes(
       method: "get", path: "/api/v1/notifications/ws/ticket", operationId: "websocket_ticket", tag: "notifications",
       summary: "Create a websocket ticket", auth: "handler",
       responses: { 200: { description: "A single-use ticket, valid for 10 minutes", schema: z.string() } },
-      handler: () => tickets.issue(),
+      handler: () => {
+        // a key's ticket remembers the key, so its websocket closes when the key is revoked or expires
+        const p = currentPrincipal();
+        return tickets.issue(p?.kind === "key" ? { keyId: p.key.id, ...(p.key.expiresAt !== undefined ? { expiresAt: p.key.expiresAt } : {}) } : undefined);
+      },
     },
     {
       method: "get", path: "/api/v1/notifications/ws", operationId: "websocket_handshake", tag: "notifications",

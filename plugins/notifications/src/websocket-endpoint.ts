@@ -1,9 +1,9 @@
 import type { IncomingMessage } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { EventBus, WalletNotificationRaised, WalletSession, WalletUnloaded, rejectUpgrade, type WalletNotification, type WebSocketRoute } from "@tender/core";
+import { ApiKeyRevoked, EventBus, WalletNotificationRaised, WalletSession, WalletUnloaded, rejectUpgrade, type WalletNotification, type WebSocketRoute } from "@tender/core";
 import type { EventLogReader } from "@tender/plugin-events";
-import type { TicketStore } from "./tickets.js";
+import type { TicketHolder, TicketStore } from "./tickets.js";
 
 /** Events a websocket subscriber may have queued before it counts as lagging (barkd: 64). */
 export const SUBSCRIBER_CAPACITY = 64;
@@ -80,6 +80,32 @@ class ResumingSubscriber {
 }
 
 const CURSOR = /^(0|[1-9][0-9]{0,18})$/;
+/** Longest delay a timer takes (about 24.8 days); a later expiry is waited for in steps. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Closes a websocket opened with an API key's ticket (1008, policy violation) once the key is
+ * revoked or expires, as the key's requests are refused from then on. Returns the clean-up.
+ */
+function closeWithKey(ws: WebSocket, holder: TicketHolder, events: EventBus): () => void {
+  const off = events.on(ApiKeyRevoked, ({ keyId }) => {
+    if (keyId === holder.keyId) ws.close(1008, "API key revoked");
+  });
+  let timer: NodeJS.Timeout | undefined;
+  const expiresAt = holder.expiresAt;
+  if (expiresAt !== undefined) {
+    const arm = () => {
+      const left = expiresAt - Date.now();
+      if (left <= 0) ws.close(1008, "API key expired");
+      else timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    };
+    arm();
+  }
+  return () => {
+    off();
+    if (timer) clearTimeout(timer);
+  };
+}
 
 /**
  * `GET /api/v1/notifications/ws?ticket=…`: the ticket-authenticated notification websocket. With
@@ -99,7 +125,8 @@ export function notificationWebSocket(tickets: TicketStore, events: EventBus, se
         return rejectUpgrade(socket, 400, "Failed to deserialize query string: after: a cursor is a non-negative decimal integer");
       }
       if (req.method !== "GET") return rejectUpgrade(socket, 405, "");
-      if (!tickets.redeem(ticket)) {
+      const redeemed = tickets.redeem(ticket);
+      if (!redeemed) {
         return rejectUpgrade(socket, 401, JSON.stringify({ message: "Invalid websocket ticket" }), "application/json");
       }
       wss.handleUpgrade(req, socket, head, (ws) => {
@@ -120,9 +147,11 @@ export function notificationWebSocket(tickets: TicketStore, events: EventBus, se
           offEvent = events.on(WalletNotificationRaised, (n) => sub.offer(n));
         }
         const offUnload = events.on(WalletUnloaded, () => ws.close(1000, "wallet unloaded"));
+        const offKey = redeemed.holder ? closeWithKey(ws, redeemed.holder, events) : () => {};
         ws.on("close", () => {
           offEvent();
           offUnload();
+          offKey();
         });
         ws.on("error", () => ws.terminate());
       });

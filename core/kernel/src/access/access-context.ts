@@ -19,3 +19,11 @@ export function runInAccessContext<T>(ctx: AccessContext, fn: () => Promise<T>):
 export function currentAccessContext(): AccessContext | undefined {
   return storage.getStore();
 }
+
+/**
+ * Who made the request being served (the owner token or an API key), for a handler that hands out
+ * something outliving the request (a websocket ticket); `undefined` outside a request and in no-auth mode.
+ */
+export function currentPrincipal(): Principal | undefined {
+  return storage.getStore()?.principal;
+}

@@ -1,4 +1,5 @@
 import type { Request, Response } from "express";
+import type { EventBus } from "../events/event-bus.js";
 import type { AuthToken } from "../http/auth-token.js";
 import { HttpError } from "../http/errors.js";
 import type { RouteDefinition } from "../http/route.js";
@@ -25,14 +26,14 @@ export class ApiAccess {
   readonly control: AccessControl;
   readonly caps: SpendingCapService;
 
-  constructor(db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {
+  constructor(db: Database, private readonly logger: Logger, private readonly events: EventBus, private readonly now: () => number = Date.now) {
     this.store = new ApiKeyStore(db);
     this.control = new AccessControl(this.store, logger, now);
     this.caps = new SpendingCapService(db, now);
   }
 
   routes(): RouteDefinition[] {
-    return apiKeyRoutes(this.store, this.control, this.caps, this.now);
+    return apiKeyRoutes(this.store, this.control, this.caps, this.events, this.now);
   }
 
   authorize(route: RouteDefinition, req: Request, res: Response, owner: AuthToken): Promise<void> {

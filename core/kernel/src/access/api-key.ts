@@ -1,3 +1,4 @@
+import { defineEvent } from "../events/event-bus.js";
 import type { RouteScope } from "../http/route.js";
 
 /** The scopes an API key may hold. `admin` grants every scope but `owner`. */
@@ -37,3 +38,9 @@ export function scopeAllows(scopes: readonly ApiScope[], needed: RouteScope): bo
 
 /** Who made a request. */
 export type Principal = { kind: "owner" } | { kind: "key"; key: ApiKey };
+
+/**
+ * Raised once an API key is revoked: whatever a key opened that outlives its requests (a
+ * notification websocket, unused tickets) is closed.
+ */
+export const ApiKeyRevoked = defineEvent<{ keyId: string }>("access.api-key-revoked");

@@ -2,7 +2,8 @@ import { BadRequestError, NotFoundError } from "../http/errors.js";
 import { satAmount } from "../http/extract.js";
 import type { RouteDefinition } from "../http/route.js";
 import { z } from "../http/zod.js";
-import { API_SCOPES, SPEND_RAILS, type ApiKey, type SpendingCaps } from "./api-key.js";
+import type { EventBus } from "../events/event-bus.js";
+import { API_SCOPES, ApiKeyRevoked, SPEND_RAILS, type ApiKey, type SpendingCaps } from "./api-key.js";
 import type { AccessControl } from "./access-control.js";
 import { newApiKeySecret } from "./api-key-secret.js";
 import type { ApiKeyStore } from "./api-key-store.js";
@@ -74,7 +75,7 @@ function capsJson(caps: SpendingCaps): z.infer<typeof capsOut> {
 }
 
 /** The routes managing API keys and reading the audit log: the owner token only. */
-export function apiKeyRoutes(store: ApiKeyStore, access: AccessControl, caps: SpendingCapService, now: () => number = Date.now): RouteDefinition[] {
+export function apiKeyRoutes(store: ApiKeyStore, access: AccessControl, caps: SpendingCapService, events: EventBus, now: () => number = Date.now): RouteDefinition[] {
   const keyJson = async (k: ApiKey) => {
     const spent = await caps.spentLastDay(k.id);
     return {
@@ -153,6 +154,7 @@ export function apiKeyRoutes(store: ApiKeyStore, access: AccessControl, caps: Sp
       handler: async ({ params }) => {
         const k = await store.revoke(params.id, now());
         if (!k) throw new NotFoundError(`not found [resources=${params.id}]: API key not found`, [params.id]);
+        await events.emitAndWait(ApiKeyRevoked, { keyId: k.id });
         return keyJson(k);
       },
     },
