@@ -3,7 +3,7 @@
  * deprecated `/status` redirect and `/status/{vtxo_id}` alias), start, progress, claim, cancel
  * and the emergency exit fee estimate.
  */
-import { BadRequestError, NotFoundError, queryBool, satAmount, u64String, z, type RouteDefinition } from "@tender/core";
+import { BadRequestError, NotFoundError, queryBool, satAmount, spendingCap, u64String, z, type RouteDefinition } from "@tender/core";
 import { parseOutPoint } from "@tender/ark-protocol";
 import { claimExits } from "./exit-claim.js";
 import { estimateExitFee } from "./exit-fee.js";
@@ -106,6 +106,8 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
         const ids = new Set<string>();
         for (const raw of body.vtxos) ids.add(await known(parseVtxoId(raw)));
         for (const id of ids) if (!claimable.has(id)) throw new BadRequestError(`Unspendable VTXO provided: ${id}`);
+        // a claim pays to any address: a key capped on chain may not make it (its amount is known only once built)
+        await spendingCap("onchain", undefined, "an exit claim");
         await claimExits(service, [...ids], script, body.fee_rate ?? undefined);
         return { message: "Exit claimed successfully" };
       },
@@ -116,6 +118,7 @@ export function exitRoutes(exits: () => ExitService, ports: ExitPorts): RouteDef
       responses: { 200: { description: "Exit claimed successfully", schema: Message }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const script = await destination(body.destination);
+        await spendingCap("onchain", undefined, "an exit claim");
         await claimExits(exits(), "all", script, body.fee_rate ?? undefined);
         return { message: "Exit claimed successfully" };
       },
