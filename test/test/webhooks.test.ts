@@ -85,6 +85,18 @@ describe("webhooks (tender extension), end to end with a local receiver", functi
     expect((await d.api("DELETE", `/api/v1/webhooks/${w.id}`)).status).to.equal(404);
   });
 
+  it("never keeps a new webhook's secret as a stored Idempotency-Key answer: a keyed retry registers another webhook, it is not a replay", async () => {
+    const keyed = () => d.api("POST", "/api/v1/webhooks", { body: { url: rx.url("/keyed") }, headers: { "Idempotency-Key": "register-keyed-hook" } });
+    const first = await keyed();
+    const retry = await keyed();
+    expect([first.status, retry.status]).to.deep.equal([200, 200]);
+    expect(retry.headers.get("Idempotent-Replayed")).to.equal(null);
+    const [a, b] = [first.json as Webhook & { secret: string }, retry.json as Webhook & { secret: string }];
+    expect(b.id).to.not.equal(a.id);
+    expect(b.secret).to.not.equal(a.secret);
+    for (const w of [a, b]) expect((await d.api("DELETE", `/api/v1/webhooks/${w.id}`)).status).to.equal(200);
+  });
+
   it("answers only the owner token: an API key, even an admin one, gets 403 on every webhook route; a read key replays the events", async () => {
     const key = await d.api("POST", "/api/v1/keys", { body: { name: "ops", scopes: ["read", "receive", "send", "admin"] } });
     expect(key.status, key.text).to.equal(200);
