@@ -30,6 +30,8 @@ export class ApiAccess {
     this.store = new ApiKeyStore(db);
     this.control = new AccessControl(this.store, logger, now);
     this.caps = new SpendingCapService(db, now);
+    // audit rows are written after their answers: a wallet delete or a shutdown waits for them
+    db.addDrain(() => this.control.flushAudit());
   }
 
   routes(): RouteDefinition[] {

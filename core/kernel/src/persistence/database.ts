@@ -37,6 +37,7 @@ export class Database {
   private orm: MikroORM | undefined;
   private location: DatabaseLocation | undefined;
   private readonly tx = new AsyncLocalStorage<EntityManager>();
+  private readonly drains: (() => Promise<void>)[] = [];
 
   constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
 
@@ -119,7 +120,19 @@ export class Database {
     return (await this.orm.migrator.getExecuted()).map((m) => m.name);
   }
 
+  /**
+   * Registers work to finish before the database closes (writes queued after an answer went out,
+   * such as audit rows): {@link close} awaits each drain while the database is still open, so no
+   * such write runs against a closed connection pool.
+   */
+  addDrain(drain: () => Promise<void>): void {
+    this.drains.push(drain);
+  }
+
   async close(): Promise<void> {
+    if (this.orm) {
+      for (const drain of this.drains) await drain().catch((e: unknown) => this.logger.warn(`a write pending at database close failed: ${e instanceof Error ? e.message : String(e)}`));
+    }
     const orm = this.orm;
     this.orm = undefined;
     await orm?.close(true);
