@@ -95,7 +95,11 @@ describe("Lightning send over HTTP on the devnet (POST /lightning/pay, GET /ligh
     const before = (await balance()).spendable_sat;
     const inv = devnet.lightning.createInvoice({ amountSat: 10_000n, kind: "unroutable" });
     await okChecked("POST", "/api/v1/wallet/send", { destination: inv.invoice });
-    const m = await until("revoked", async () => { const x = await sendMovement(inv.paymentHash); return x?.status === "failed" ? x : undefined; });
+    // the failed movement and the send's own record are two writes: wait for both
+    const m = await until("revoked", async () => {
+      const x = await sendMovement(inv.paymentHash);
+      return x?.status === "failed" && (await status(inv.paymentHash)).state === "unknown" ? x : undefined;
+    });
     expect(m.effective_balance_sat).to.equal(0);
     expect(await status(inv.paymentHash)).to.deep.equal({ payment_hash: inv.paymentHash, state: "unknown", invoice: null, preimage: null });
     const b = await balance();

@@ -36,6 +36,8 @@ export interface FuzzOperation {
   readonly documented: ReadonlySet<number>;
   /** `true` for a route the served document leaves out (barkd's undocumented aliases). */
   readonly undocumented: boolean;
+  /** `true` for tender's own operations (barkd has none at that method and path). */
+  readonly extension?: boolean;
 }
 
 /** A resolver of `$ref`s within one document. */
@@ -118,6 +120,7 @@ export function operationsOf(served: Schema): { operations: FuzzOperation[]; ser
         ...(servedBody ? { body: { served: firstSchema(servedBody, servedDoc)!, barkd: firstSchema(barkdBody, BARKD_DOC) ?? firstSchema(servedBody, servedDoc)! } } : {}),
         documented,
         undocumented: false,
+        ...(b ? {} : { extension: true }),
       });
     }
   }

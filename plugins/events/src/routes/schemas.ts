@@ -43,7 +43,7 @@ const EventTypeSchema = z.enum(EVENT_TYPES);
 export const CreateWebhookSchema = z.object({
   url: z.string().openapi({ description: "Absolute http(s) URL the events are POSTed to" }),
   event_types: z.array(EventTypeSchema).optional().openapi({ description: "Event types to deliver; omitted or empty: all" }),
-  description: z.string().max(500).optional(),
+  description: z.string().optional().openapi({ description: "A note for the owner, at most 500 characters (longer: 400)" }),
 }).openapi("CreateWebhookRequest");
 
 export const WebhookSchema = z.object({

@@ -39,6 +39,7 @@ export function webhookRoutes(store: WebhookStore, worker: DeliveryWorker): Rout
       responses: { 200: { description: "The webhook with its secret", schema: CreatedWebhookSchema }, 400: e400, 500: e500 },
       handler: async ({ body }) => {
         const url = checkWebhookUrl(body.url);
+        if ((body.description ?? "").length > 500) throw new BadRequestError("description must be at most 500 characters");
         const w = await store.create(url, [...new Set((body.event_types ?? []) as string[])], body.description ?? "");
         return { ...webhookJson(w), secret: w.secret };
       },
