@@ -122,6 +122,7 @@ export async function startDaemon(opts: { datadir?: string; args?: string[]; env
 
 /** Removes a temporary datadir (and its side config file). */
 export function cleanup(datadir: string): void {
-  rmSync(datadir, { recursive: true, force: true });
+  // retried: a daemon still stopping may create or remove files (SQLite's -wal/-shm) during the removal
+  rmSync(datadir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
   rmSync(datadir + ".tenderd.json", { force: true });
 }

@@ -24,8 +24,14 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
   let launcher: ChildProcess | undefined;
   let bobPid: number | undefined;
   const datadir = tempDatadir("tender-start-");
-  after(() => {
-    if (bobPid) { try { process.kill(bobPid, "SIGTERM"); } catch { /* already gone */ } }
+  after(async () => {
+    if (bobPid) {
+      try { process.kill(bobPid, "SIGTERM"); } catch { /* already gone */ }
+      // Bob's daemon is no child of this process: wait for it to be gone before its datadir is removed
+      const alive = (): boolean => { try { process.kill(bobPid!, 0); return true; } catch { return false; } };
+      for (let i = 0; i < 150 && alive(); i++) await new Promise((r) => setTimeout(r, 100));
+      if (alive()) { try { process.kill(bobPid, "SIGKILL"); } catch { /* gone meanwhile */ } }
+    }
     if (launcher && launcher.exitCode === null && launcher.signalCode === null) launcher.kill("SIGKILL");
     for (const d of [datadir, `${datadir}-devnet`, `${datadir}-bob`, `${datadir}-bob.log`]) cleanup(d);
   });
