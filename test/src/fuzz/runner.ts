@@ -57,7 +57,12 @@ const MUTATING = new Set(["POST", "DELETE", "PUT", "PATCH"]);
  * in the background, an Ark payment's delivery too): after one, the state is read until it settles.
  * Every other operation is done when it answers.
  */
-const BACKGROUND_AFTER_SUCCESS = new Set(["POST /api/v1/wallet/send", "POST /api/v1/boards/board-amount", "POST /api/v1/boards/board-all"]);
+const BACKGROUND_AFTER_SUCCESS = new Set([
+  "POST /api/v1/wallet/send", "POST /api/v1/boards/board-amount", "POST /api/v1/boards/board-all",
+  // refreshes, offboards and Lightning payments go on in the background after their answer too
+  "POST /api/v1/wallet/refresh/all", "POST /api/v1/wallet/refresh/vtxos", "POST /api/v1/wallet/refresh/counterparty",
+  "POST /api/v1/wallet/offboard/all", "POST /api/v1/wallet/offboard/vtxos", "POST /api/v1/wallet/send-onchain", "POST /api/v1/lightning/pay",
+]);
 
 /**
  * What barkd itself changes before it refuses a request: a board derives and stores the next
