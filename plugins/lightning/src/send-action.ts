@@ -128,6 +128,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
   return {
     kind: LIGHTNING_SEND_ACTION,
     firstStep: "lock",
+    localSteps: ["recordRevoked"],
     steps: {
       lock: async (s, { id }) => {
         faultPoint("ln-send:lock");
@@ -327,17 +328,22 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
           if (isNotReady(e)) throw e;
           return retryLater(s, e);
         }
-        await w.db.transaction(async () => {
-          for (const v of back) await w.vtxos.add(v, "spendable");
-          await w.vtxos.markSpent(vtxosOf(s.htlcs).map(vtxoIdString));
-          if (s.movementId !== null) {
-            const m = await w.movements.get(s.movementId);
-            // run again after a crash, the revocation outputs are already listed: list each once
-            const outputs = [...new Set([...(m?.output_vtxos ?? []), ...back.map(vtxoIdString)])];
-            await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0, outputVtxos: outputs });
-          }
-        });
         await backUp(w, back);
+        return { next: "recordRevoked", state: s };
+      },
+      // local: the revocation output, the spent HTLCs, the failed movement and the end of the send
+      // commit together, so no reader sees the money both back and still pending
+      recordRevoked: async (s) => {
+        const w = await rail();
+        const back = vtxosOf(s.revoked);
+        for (const v of back) await w.vtxos.add(v, "spendable");
+        await w.vtxos.markSpent(vtxosOf(s.htlcs).map(vtxoIdString));
+        if (s.movementId !== null) {
+          const m = await w.movements.get(s.movementId);
+          // run again after a crash, the revocation outputs are already listed: list each once
+          const outputs = [...new Set([...(m?.output_vtxos ?? []), ...back.map(vtxoIdString)])];
+          await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0, outputVtxos: outputs });
+        }
         faultPoint("ln-send:after-store-revoked");
         return { done: true, state: { ...s, phase: "revoked" } };
       },

@@ -258,19 +258,23 @@ describe("Lightning send action: the step transitions over fakes", () => {
   });
 
   describe("store-revoked", () => {
-    it("stores the revocation output spendable, spends the HTLCs, fails the movement listing each output once even when run again after a crash", async () => {
+    it("registers the revocation output, then (a local step) stores it spendable, spends the HTLCs, fails the movement listing each output once even when run again after a crash", async () => {
       const back = vtxoOf(10_100n);
       const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40, revoked: [toHex(encodeVtxo(back))] });
       const registered: string[][] = [];
       server.registerVtxoTransactions = async (vtxos: Uint8Array[]) => { registered.push(vtxos.map(toHex)); };
       server.postRecoveryVtxoIds = async () => undefined;
-      expect(await run("storeRevoked", s)).to.deep.equal({ done: true, state: { ...s, phase: "revoked" } });
-      expect(await run("storeRevoked", s)).to.deep.include({ done: true });
+      expect(await run("storeRevoked", s)).to.deep.equal({ next: "recordRevoked", state: s });
+      expect(await run("recordRevoked", s)).to.deep.equal({ done: true, state: { ...s, phase: "revoked" } });
+      expect(await run("storeRevoked", s)).to.deep.include({ next: "recordRevoked" });
+      expect(await run("recordRevoked", s)).to.deep.include({ done: true });
       expect(registered).to.deep.equal([[toHex(encodeVtxo(back))], [toHex(encodeVtxo(back))]]);
       expect(seen.added).to.deep.equal([[vtxoIdString(back), "spendable"], [vtxoIdString(back), "spendable"]]);
       expect(seen.spent).to.deep.equal([[vtxoIdString(htlc)], [vtxoIdString(htlc)]]);
       expect(movementOutputs).to.deep.equal(["cc".repeat(32) + ":1", vtxoIdString(back)]);
       expect(seen.movementUpdates[1]![1]).to.deep.include({ status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
+      // the engine commits the local step with the end of the send: never the money back while still pending
+      expect(action().localSteps).to.deep.equal(["recordRevoked"]);
     });
 
     it("an unanswered registration of the revocation output waits and stores nothing", async () => {
