@@ -1,11 +1,9 @@
 import { NoWalletError, faultPoint, type ActionDefinition, type StepOutcome } from "@tender/core";
-import {
-  arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, decodeVtxo, encodePolicy,
-  encodeVtxo, fromHex, ProtocolError, signAttestation, toHex, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
-} from "@tender/ark-protocol";
+import { decodeVtxo, encodeVtxo, fromHex, ProtocolError, toHex, vtxoIdString, type Vtxo, type VtxoPolicy } from "@tender/ark-protocol";
 import { ArkClientClosedError, ArkServerRejectedError } from "@tender/ark-protocol/server";
 import type { ArkRail, ArkRailSource, ArkStores } from "../ark-rail.js";
 import { NoWalletKeysError } from "../keys/ark-keys.js";
+import { arkKeySecrets, completeArkoorCosign } from "./arkoor-cosign-completion.js";
 import { backUpVtxoIds } from "../recovery/recovery-backup.js";
 import { VtxoNotSpendableError } from "../vtxos/vtxo-store.js";
 
@@ -138,27 +136,10 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
     }
     faultPoint("ark-send:cosign");
     const info = (await w.server.connect()).arkInfo;
-    const secretFor = (pk: Uint8Array) => {
-      const k = w.keys.keyByPubkey(pk);
-      if (!k) throw new Error(`no key for ${toHex(pk)}`);
-      return k.secretKey;
-    };
     let signed: Vtxo[];
     try {
-      const pkg = buildArkoorPackage(inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined });
-      const nonces = arkoorUserNonces(pkg, secretFor);
-      const enc = (d: { amount: bigint; policy: VtxoPolicy }) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
-      const parts = pkg.parts.map((part, k) => ({
-        inputVtxoId: vtxoId(part.input),
-        outputs: part.normal.map(enc),
-        isolatedOutputs: part.isolated.map(enc),
-        userPubNonces: nonces[k]!.map((n) => n.pubNonce),
-        useCheckpoint: true,
-        attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
-      }));
-      const res = await w.server.requestArkoorCosign(parts);
-      const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
-      signed = arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
+      signed = await completeArkoorCosign(arkKeySecrets(w.keys), inputs, outputsOf(s, w), { maxExitDepth: info.maxVtxoExitDepth || undefined },
+        (parts) => w.server.requestArkoorCosign(parts));
     } catch (e) {
       if (isRejection(e) || e instanceof ProtocolError) return fail(s, e);
       if (isNotReady(e)) throw e;

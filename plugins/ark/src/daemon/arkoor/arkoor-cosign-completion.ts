@@ -1,0 +1,52 @@
+/**
+ * One arkoor cosign, from the user's side: build the checkpointed package over the inputs, send
+ * every part with its user nonces and attestation to the server, and finish the signatures with
+ * the server's nonces and partial signatures. The arkoor send, the Lightning HTLC legs and the
+ * offboard split all pay through this; each chooses how the request reaches the server.
+ */
+import {
+  arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, encodePolicy, signAttestation, toHex, vtxoId,
+  type ArkoorPackageOptions, type SecretKeyLookup, type Vtxo, type VtxoPolicy,
+} from "@tender/ark-protocol";
+import type { ArkoorCosignPart, ArkoorCosignResponse } from "@tender/ark-protocol/server";
+import type { ArkKeys } from "../keys/ark-keys.js";
+
+/** An output of an arkoor package. */
+export interface ArkoorOutput {
+  readonly amount: bigint;
+  readonly policy: VtxoPolicy;
+}
+
+/** The secret key of one of the wallet's VTXO keys; throws for a key the wallet does not own. */
+export function arkKeySecrets(keys: ArkKeys): SecretKeyLookup {
+  return (pubkey) => {
+    const k = keys.keyByPubkey(pubkey);
+    if (!k) throw new Error(`no key for ${toHex(pubkey)}`);
+    return k.secretKey;
+  };
+}
+
+/**
+ * Builds the arkoor package (with checkpoints) paying `outputs` from `inputs`, has the server
+ * cosign it through `request` and returns every signed output VTXO. Throws `ProtocolError`s for a
+ * package that cannot be built or a cosign that does not verify, and whatever `request` throws.
+ */
+export async function completeArkoorCosign(
+  secretFor: SecretKeyLookup, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
+  request: (parts: ArkoorCosignPart[]) => Promise<readonly ArkoorCosignResponse[]>,
+): Promise<Vtxo[]> {
+  const pkg = buildArkoorPackage(inputs, outputs, opts);
+  const nonces = arkoorUserNonces(pkg, secretFor);
+  const enc = (d: ArkoorOutput) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
+  const parts = pkg.parts.map((part, k) => ({
+    inputVtxoId: vtxoId(part.input),
+    outputs: part.normal.map(enc),
+    isolatedOutputs: part.isolated.map(enc),
+    userPubNonces: nonces[k]!.map((n) => n.pubNonce),
+    useCheckpoint: true,
+    attestation: signAttestation(arkoorPartAttestation(part), secretFor(part.input.policy.userPubkey)),
+  }));
+  const res = await request(parts);
+  const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
+  return arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
+}
