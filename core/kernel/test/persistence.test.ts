@@ -101,6 +101,26 @@ function persistenceSuite(backend: string, location: () => DatabaseLocation | un
       await db.close();
     });
 
+    it("runs after-commit work once the outermost transaction commits, at once outside one, never after a rollback", async () => {
+      const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      await db.open(loc);
+      const heard: string[] = [];
+      const add = async (text: string) => { const em = db.em(); em.create(Note, { text, amountSat: 1n }); await em.flush(); };
+      db.afterCommit(() => heard.push("outside"));
+      expect(heard).to.deep.equal(["outside"]);
+      await db.transaction(async () => {
+        await add("ac-a");
+        db.afterCommit(() => heard.push("a"));
+        await db.transaction(async () => { await add("ac-b"); db.afterCommit(() => heard.push("b")); });
+        // the nested transaction joined the outer one: nothing is heard before the outer commit
+        expect(heard).to.deep.equal(["outside"]);
+      });
+      expect(heard).to.deep.equal(["outside", "a", "b"]);
+      await db.transaction(async () => { await add("ac-c"); db.afterCommit(() => heard.push("c")); throw new Error("boom"); }).catch(() => undefined);
+      expect(heard).to.deep.equal(["outside", "a", "b"]);
+      await db.close();
+    });
+
     it("keeps action ids longer than 64 characters (a kind, a payment hash and a nonce)", async () => {
       const db = new Database({ entities: [Note, ActionRecord], migrations: [createNotes, actionMigration, actionIdWidthMigration] }, silentLogger);
       await db.open(loc);

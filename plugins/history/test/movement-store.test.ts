@@ -47,6 +47,22 @@ describe("movement store", () => {
     expect((await store.listByPaymentMethod("custom", "bob")).map((m) => m.id)).to.deep.equal([2]);
   });
 
+  it("announces a change made inside a caller's transaction only once it commits, and never one rolled back", async () => {
+    const before = seen.length;
+    let created = 0;
+    await db.transaction(async () => {
+      created = (await store.create({ subsystem: { name: "bark.arkoor", kind: "send" }, intendedBalanceSat: -1, effectiveBalanceSat: -1 })).id;
+      expect(seen.length, "announced before the commit").to.equal(before);
+    });
+    expect(seen.slice(before).map((n) => [n.type, (n as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["movement-created", created]]);
+    await db.transaction(async () => {
+      await store.update(created, { status: "failed" });
+      throw new Error("rolled back");
+    }).catch(() => undefined);
+    expect(seen.length, "a rolled-back change announced").to.equal(before + 1);
+    expect((await store.get(created))?.status).to.equal("pending");
+  });
+
   it("drops the metadata key when a patch empties it, and refuses unknown ids", async () => {
     const m = await store.patchMetadata(1, { chain_anchor: null, onchain_fee_sat: null });
     expect(m).to.not.have.property("metadata");

@@ -36,7 +36,7 @@ function migrationClass(def: MigrationDefinition, dialect: SqlDialect) {
 export class Database {
   private orm: MikroORM | undefined;
   private location: DatabaseLocation | undefined;
-  private readonly tx = new AsyncLocalStorage<EntityManager>();
+  private readonly tx = new AsyncLocalStorage<{ em: EntityManager; afterCommit: (() => void)[] }>();
   private readonly drains: (() => Promise<void>)[] = [];
 
   constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
@@ -99,7 +99,7 @@ export class Database {
    */
   em(): EntityManager {
     const inTx = this.tx.getStore();
-    if (inTx) return inTx;
+    if (inTx) return inTx.em;
     if (!this.orm) throw new Error("database is not open");
     return this.orm.em.fork();
   }
@@ -111,7 +111,27 @@ export class Database {
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.tx.getStore()) return fn();
     if (!this.orm) throw new Error("database is not open");
-    return this.orm.em.fork().transactional((em) => this.tx.run(em as EntityManager, fn));
+    const afterCommit: (() => void)[] = [];
+    const result = await this.orm.em.fork().transactional((em) => this.tx.run({ em: em as EntityManager, afterCommit }, fn));
+    for (const f of afterCommit) {
+      try {
+        f();
+      } catch (e) {
+        this.logger.warn(`a listener of a committed transaction failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    return result;
+  }
+
+  /**
+   * Runs `fn` once what is written now is committed: at once outside a transaction, after the
+   * outermost {@link transaction} commits inside one, never when it rolls back. For telling others
+   * about a change (notifications), so nobody hears of a change that is not there.
+   */
+  afterCommit(fn: () => void): void {
+    const t = this.tx.getStore();
+    if (t) t.afterCommit.push(fn);
+    else fn();
   }
 
   /** Names of the applied migrations, in order. */

@@ -65,7 +65,8 @@ export class MovementStore {
       for (const journal of this.journals) await journal(written);
       return written;
     });
-    this.events.emit(WalletNotificationRaised, n);
+    // heard of only once committed (the change may sit inside a caller's larger transaction)
+    this.db.afterCommit(() => this.events.emit(WalletNotificationRaised, n));
     return n.movement as unknown as Movement;
   }
 
