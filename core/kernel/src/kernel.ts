@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net";
 import { container as rootContainer, type DependencyContainer } from "tsyringe";
 import { Router, type NextFunction, type Request, type Response } from "express";
 import swaggerUi from "swagger-ui-express";
-import type { DaemonConfig } from "./config/daemon-config.js";
+import { DEFAULT_AUDIT_RETENTION_DAYS, type DaemonConfig } from "./config/daemon-config.js";
 import { EventBus } from "./events/event-bus.js";
 import { buildApp } from "./http/app.js";
 import type { AuthToken } from "./http/auth-token.js";
@@ -147,6 +147,8 @@ export class Kernel {
     this.entities.push(...ApiAccess.entities);
     this.migrations.push(...ApiAccess.migrations);
     this.access = new ApiAccess(this.database, this.opts.logger.child("access"), this.events);
+    const auditRetentionMs = (this.opts.config.auditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS) * 24 * 3600_000;
+    this.scheduler.add({ name: "kernel.access-upkeep", intervalMs: 3600_000, initialDelayMs: 60_000, run: async () => { await this.access.upkeep(auditRetentionMs); } });
     this.scheduler.add({ name: "kernel.idempotency-upkeep", intervalMs: 10 * 60_000, initialDelayMs: 30_000, run: async () => { await this.idempotency.upkeep(); } });
     // a locked wallet resumes nothing: its actions need the keys, and run once it is unlocked
     const resume = () => (this.wallet.isLoaded && !this.wallet.isLocked && this.database.isOpen ? this.actions.resumeAll() : undefined);

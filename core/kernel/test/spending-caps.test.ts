@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  AuthToken, BadRequestError, ForbiddenError, Kernel, SpendingCapService, definePlugin, silentLogger, spendingCap, z, type ApiKey, type DaemonConfig,
+  ApiAccess, AuthToken, BadRequestError, EventBus, ForbiddenError, Kernel, SpendingCapService, definePlugin, silentLogger, spendingCap, z, type ApiKey, type DaemonConfig,
   type DatabaseLocation,
 } from "../src/index.js";
 import type { AccessContext } from "../src/access/access-context.js";
@@ -123,6 +123,29 @@ function capsSuite(name: string, location: (dir: string) => DatabaseLocation | u
       await caps.reserve(ctxOf(key("a5", {}), caps), "other", 1n, "the payment");
       await caps.reserve({ principal: { kind: "owner" }, reservations: [], caps }, "onchain", 10n ** 12n, "the payment");
       expect((await caps.spentLastDay("a5")).onchain).to.equal(0n);
+    });
+
+    it("the upkeep deletes audit entries past the retention (none with retention 0) and spends past the caps' window, keeping what a cap still counts", async () => {
+      const access = new ApiAccess(kernel.database, silentLogger, new EventBus(silentLogger), () => clock);
+      const caps = new SpendingCapService(kernel.database, () => clock);
+      const k = key("a6", { ark: { perDaySat: 50_000n } });
+      const t0 = clock;
+      await access.store.audit({ keyId: "a6", method: "GET", path: "/api/v1/wallet/balance", status: 200, at: t0 });
+      await caps.reserve(ctxOf(k, caps), "ark", 10_000n, "the payment");
+      clock += 49 * HOUR;
+      await access.store.audit({ keyId: "a6", method: "POST", path: "/api/v1/wallet/send", status: 200, at: clock });
+      await caps.reserve(ctxOf(k, caps), "ark", 20_000n, "the payment");
+      const audited = async () => (await access.store.auditPage(100, undefined, "a6")).map((e) => e.at);
+      // retention 0 keeps the audit log; the 49-hour-old spend (and the earlier cases' ones) are past twice the daily window
+      const first = await access.upkeep(0);
+      expect(first.audit).to.equal(0);
+      expect(first.spends).to.be.at.least(1);
+      expect(await audited()).to.deep.equal([clock, t0]);
+      expect((await caps.spentLastDay("a6")).ark).to.equal(20_000n);
+      // a 48-hour retention drops the first entry only
+      expect(await access.upkeep(48 * HOUR)).to.deep.equal({ audit: 1, spends: 0 });
+      expect(await audited()).to.deep.equal([clock]);
+      expect(await refusal(caps.reserve(ctxOf(k, caps), "ark", 30_001n, "the payment"))).to.match(/20000 sat spent/);
     });
 
     it("over HTTP: a payment refused with a 4xx gives its amount back, one that failed otherwise stays counted", async () => {

@@ -34,6 +34,16 @@ export class ApiAccess {
     db.addDrain(() => this.control.flushAudit());
   }
 
+  /**
+   * The background upkeep: audit entries older than `auditRetentionMs` (0: kept for ever) and
+   * spend records past the daily caps' window are deleted.
+   */
+  async upkeep(auditRetentionMs: number): Promise<{ audit: number; spends: number }> {
+    if (!this.store.isOpen) return { audit: 0, spends: 0 };
+    const audit = auditRetentionMs > 0 ? await this.store.pruneAudit(this.now() - auditRetentionMs) : 0;
+    return { audit, spends: await this.caps.prune() };
+  }
+
   routes(): RouteDefinition[] {
     return apiKeyRoutes(this.store, this.control, this.caps, this.events, this.now);
   }

@@ -96,6 +96,11 @@ export class ApiKeyStore {
     await em.flush();
   }
 
+  /** Deletes the audit entries recorded before `beforeMs`; answers how many. */
+  async pruneAudit(beforeMs: number): Promise<number> {
+    return this.db.em().nativeDelete(ApiAuditRecord, { at: { $lt: BigInt(beforeMs) } });
+  }
+
   /** Audit entries newest first, those with an id below `before` (all when undefined), at most `limit`. */
   async auditPage(limit: number, before: number | undefined, keyId: string | undefined): Promise<AuditEntry[]> {
     const where: Record<string, unknown> = {};

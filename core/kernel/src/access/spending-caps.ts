@@ -64,6 +64,12 @@ export class SpendingCapService {
     await this.db.em().nativeDelete(ApiSpendRecord, { id: { $in: [...ids] } });
   }
 
+  /** Deletes spend records no daily cap looks at any more (older than twice the window); answers how many. */
+  async prune(): Promise<number> {
+    if (!this.db.isOpen) return 0;
+    return this.db.em().nativeDelete(ApiSpendRecord, { at: { $lt: BigInt(this.now() - 2 * CAP_WINDOW_MS) } });
+  }
+
   /** What a key spent on each rail over the last 24 hours. */
   async spentLastDay(keyId: string): Promise<Record<SpendRail, bigint>> {
     const rows = await this.db.em().find(ApiSpendRecord, { keyId, at: { $gt: BigInt(this.now() - CAP_WINDOW_MS) } });

@@ -22,6 +22,7 @@ Options:
   --expose-mnemonic                     enable GET /api/v1/wallet/mnemonic (env TENDER_EXPOSE_MNEMONIC)
   --encrypt-seed                        require a passphrase at wallet creation; the seed is stored encrypted (env TENDER_ENCRYPT_SEED)
   --metrics-public                      serve /metrics without authentication (env TENDER_METRICS_PUBLIC)
+  --audit-retention-days <days>         delete API audit entries older than this, 0 keeps them (env TENDER_AUDIT_RETENTION_DAYS, default 90)
   --no-auth                             disable authentication (loopback hosts only)
   --dangerously-allow-remote-no-auth    disable authentication on any host
   --config <file>                       daemon config file (JSON: plugins, pluginConfig, databaseUrl) (env TENDER_CONFIG)
@@ -36,6 +37,7 @@ interface ConfigFile {
   plugins?: string[];
   encryptSeed?: boolean;
   metricsPublic?: boolean;
+  auditRetentionDays?: number;
   pluginConfig?: Record<string, Record<string, unknown>>;
   databaseUrl?: string;
   databaseSchema?: string;
@@ -67,6 +69,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
         "expose-mnemonic": { type: "boolean" },
         "encrypt-seed": { type: "boolean" },
         "metrics-public": { type: "boolean" },
+        "audit-retention-days": { type: "string" },
         "no-auth": { type: "boolean" },
         "dangerously-allow-remote-no-auth": { type: "boolean" },
         config: { type: "string" },
@@ -95,6 +98,8 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
   if (verbose && quiet) throw new ConfigError("--verbose and --quiet cannot be used together");
   const dangerous = v["dangerously-allow-remote-no-auth"] ?? false;
   const databaseUrl = v["database-url"] ?? env.TENDER_DATABASE_URL ?? file.databaseUrl;
+  const retentionText = v["audit-retention-days"] ?? env.TENDER_AUDIT_RETENTION_DAYS ?? (file.auditRetentionDays === undefined ? undefined : String(file.auditRetentionDays));
+  if (retentionText !== undefined && !/^\d+$/.test(retentionText)) throw new ConfigError(`invalid audit retention: ${retentionText} (whole days; 0 keeps the audit log for ever)`);
   const plugins = file.plugins ?? (env.TENDER_PLUGINS ? env.TENDER_PLUGINS.split(",").map((s) => s.trim()).filter(Boolean) : undefined);
   const config: DaemonConfig = {
     datadir: v.datadir ?? env.TENDER_DATADIR ?? defaultDatadir(),
@@ -105,6 +110,7 @@ export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = proces
     exposeMnemonic: v["expose-mnemonic"] ?? parseBoolish("TENDER_EXPOSE_MNEMONIC", env.TENDER_EXPOSE_MNEMONIC) ?? false,
     encryptSeed: v["encrypt-seed"] ?? parseBoolish("TENDER_ENCRYPT_SEED", env.TENDER_ENCRYPT_SEED) ?? file.encryptSeed ?? false,
     metricsPublic: v["metrics-public"] ?? parseBoolish("TENDER_METRICS_PUBLIC", env.TENDER_METRICS_PUBLIC) ?? file.metricsPublic ?? false,
+    ...(retentionText !== undefined ? { auditRetentionDays: Number(retentionText) } : {}),
     noAuth: (v["no-auth"] ?? false) || dangerous,
     dangerouslyAllowRemoteNoAuth: dangerous,
     verbose,

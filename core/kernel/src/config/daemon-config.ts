@@ -23,6 +23,11 @@ export interface DaemonConfig {
   encryptSeed?: boolean;
   /** `--metrics-public`: `/metrics` answers without authentication (for a scraper on localhost). */
   metricsPublic?: boolean;
+  /**
+   * `--audit-retention-days`: API audit log entries older than this many days are deleted
+   * (default {@link DEFAULT_AUDIT_RETENTION_DAYS}; 0 keeps them for ever).
+   */
+  auditRetentionDays?: number;
   /** `--no-auth` (loopback only) or `--dangerously-allow-remote-no-auth`. No environment variable sets these. */
   noAuth: boolean;
   dangerouslyAllowRemoteNoAuth: boolean;
@@ -78,7 +83,13 @@ export function defaultDatadir(): string {
 }
 
 /** Checks the values barkd checks at startup (port, host, origins, no-auth host). */
+/** How long API audit entries are kept unless configured otherwise. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+
 export function validateDaemonConfig(c: DaemonConfig): DaemonConfig {
+  if (c.auditRetentionDays !== undefined && (!Number.isInteger(c.auditRetentionDays) || c.auditRetentionDays < 0 || c.auditRetentionDays > 36_500)) {
+    throw new ConfigError(`invalid audit retention: ${c.auditRetentionDays} (whole days, 0 to 36500; 0 keeps the audit log for ever)`);
+  }
   const portZeroAllowed = c.anyPort === true && c.port === 0;
   if (!portZeroAllowed && (!Number.isInteger(c.port) || c.port < 1 || c.port > 65535)) throw new ConfigError(`invalid port: ${c.port} (must be 1-65535)`);
   if (!isIP(c.host)) throw new ConfigError(`invalid host: ${c.host} (must be an IPv4 or IPv6 address)`);
