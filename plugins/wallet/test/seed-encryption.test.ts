@@ -44,6 +44,19 @@ describe("encrypted seed file", () => {
     expect(() => readSeedHeader("{not json")).to.throw(UnreadableSeedFileError);
   });
 
+  it("refuses a shortened authentication tag or a nonce of another size before trying the passphrase", async () => {
+    const f = JSON.parse(await encryptSeed(MNEMONIC, "a long passphrase", "0a1b2c3d", CHEAP));
+    const tag = Buffer.from(f.tag, "base64");
+    for (const altered of [
+      { ...f, tag: tag.subarray(0, 4).toString("base64") }, { ...f, tag: tag.subarray(0, 12).toString("base64") },
+      { ...f, cipher: { ...f.cipher, nonce: Buffer.alloc(16).toString("base64") } },
+    ]) {
+      const text = JSON.stringify(altered);
+      expect(() => readSeedHeader(text)).to.throw(UnreadableSeedFileError, /malformed/);
+      expect(await decryptSeed(text, "a long passphrase").catch((e: unknown) => e)).to.be.instanceOf(UnreadableSeedFileError);
+    }
+  });
+
   it("refuses scrypt costs no tender writes (a huge N, r or p would take the daemon's memory or minutes of CPU at each unlock)", async () => {
     const f = JSON.parse(await encryptSeed(MNEMONIC, "a long passphrase", "0a1b2c3d", CHEAP));
     for (const kdf of [{ N: 2 ** 30 }, { N: 2 ** 21 }, { r: 1024 }, { p: 2 ** 20 }, { N: 2 ** 18, r: 16 }]) {

@@ -97,6 +97,10 @@ export function readSeedHeader(text: string): EncryptedSeedFile {
   if (!okKdf || f.cipher?.name !== "aes-256-gcm" || typeof f.ciphertext !== "string" || typeof f.tag !== "string" || typeof f.fingerprint !== "string") {
     throw new UnreadableSeedFileError("the encrypted seed file is malformed");
   }
+  // a shortened tag would weaken the check that the file was not altered (GCM accepts 4 to 16 bytes)
+  if (Buffer.from(f.tag, "base64").length !== 16 || Buffer.from(f.cipher.nonce ?? "", "base64").length !== 12) {
+    throw new UnreadableSeedFileError("the encrypted seed file is malformed");
+  }
   if (k.N > MAX_SCRYPT.N || k.r > MAX_SCRYPT.r || k.p > MAX_SCRYPT.p || 128 * k.N * k.r > MAX_SCRYPT.memoryBytes) {
     throw new UnreadableSeedFileError("the encrypted seed file asks for a scrypt cost above what tender accepts");
   }
@@ -108,7 +112,7 @@ export async function decryptSeed(text: string, passphrase: string): Promise<str
   const f = readSeedHeader(text);
   const key = await deriveKey(passphrase, f.kdf);
   try {
-    const d = createDecipheriv("aes-256-gcm", key, Buffer.from(f.cipher.nonce, "base64"));
+    const d = createDecipheriv("aes-256-gcm", key, Buffer.from(f.cipher.nonce, "base64"), { authTagLength: 16 });
     d.setAAD(associatedData(f));
     d.setAuthTag(Buffer.from(f.tag, "base64"));
     return Buffer.concat([d.update(Buffer.from(f.ciphertext, "base64")), d.final()]).toString("utf8");
