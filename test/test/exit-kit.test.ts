@@ -78,6 +78,14 @@ describe("exit kit: one VTXO exits to claimed with the kit and an Esplora URL al
     // the key at the kit's path is the VTXO's
     expect(toHex(WalletKeys.fromMnemonic(mnemonic).vtxoKey(kit.vtxos[0]!.claim.keyIndex).publicKey)).to.equal(toHex(kit.vtxos[0]!.claim.pubkey));
 
+    // a read key cannot take the kit (it would let it force exits), an admin key can
+    for (const [scope, status] of [["read", 403], ["send", 403], ["admin", 200]] as const) {
+      const key = await d.api("POST", "/api/v1/keys", { body: { name: `kit-${scope}`, scopes: [scope] } });
+      expect(key.status, key.text).to.equal(200);
+      const asKey = await d.api("GET", `/api/v1/exits/kit?vtxo_ids=${vtxoId}`, { token: (key.json as { secret: string }).secret });
+      expect(asKey.status, `${scope} key: ${asKey.text}`).to.equal(status);
+    }
+
     const none = await d.api("GET", "/api/v1/exits/kit");
     expect([none.status, none.json]).to.deep.equal([400, { message: "No VTXO IDs provided" }]);
     const bad = await d.api("GET", "/api/v1/exits/kit?vtxo_ids=nope");

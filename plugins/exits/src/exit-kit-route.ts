@@ -26,7 +26,8 @@ export const kitFileName = (firstId: string): string => `tender-exit-kit-${first
 
 export function exitKitRoute(src: ExitKitSources): RouteDefinition {
   return {
-    method: "get", path: "/api/v1/exits/kit", operationId: "exit_kit", tag: "exits", requiresWallet: true, undocumented: true,
+    // admin, not read: whoever holds the kit can put the wallet's VTXOs on chain (it spends nothing, but the exit costs fees)
+    method: "get", path: "/api/v1/exits/kit", scope: "admin", operationId: "exit_kit", tag: "exits", requiresWallet: true, undocumented: true,
     summary: "Portable exit kit of VTXOs",
     query: z.object({ vtxo_ids: z.string().optional() }),
     responses: {
