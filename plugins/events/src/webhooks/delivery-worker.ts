@@ -13,9 +13,25 @@ const RUN_BATCH = 100;
 /** The request a delivery makes (swapped in unit tests). */
 export type PostFn = (url: string, init: { headers: Record<string, string>; body: string; signal: AbortSignal }) => Promise<number>;
 
+/**
+ * Splits credentials written into a URL (`https://user:pass@host/…`) off as a Basic
+ * `Authorization` header: fetch refuses such URLs, and the error it gives would carry them.
+ */
+export function withoutCredentials(url: string): { url: string; authorization?: string } {
+  const u = new URL(url);
+  if (u.username === "" && u.password === "") return { url };
+  const user = decodeURIComponent(u.username);
+  const pass = decodeURIComponent(u.password);
+  u.username = "";
+  u.password = "";
+  return { url: u.toString(), authorization: `Basic ${Buffer.from(`${user}:${pass}`, "utf8").toString("base64")}` };
+}
+
 /** POSTs with the platform fetch, following no redirect, and discards the answer's body. */
 export const fetchPost: PostFn = async (url, init) => {
-  const res = await fetch(url, { method: "POST", headers: init.headers, body: init.body, signal: init.signal, redirect: "manual" });
+  const target = withoutCredentials(url);
+  const headers = target.authorization ? { ...init.headers, authorization: target.authorization } : init.headers;
+  const res = await fetch(target.url, { method: "POST", headers, body: init.body, signal: init.signal, redirect: "manual" });
   await res.body?.cancel().catch(() => undefined);
   return res.status;
 };
