@@ -1,7 +1,17 @@
 import { randomUUID } from "node:crypto";
 import type { Database } from "../persistence/database.js";
+import { LeanSql } from "../persistence/lean-sql.js";
 import type { Logger } from "../log/logger.js";
 import { ActionRecord } from "./action-record.js";
+
+/** The columns of an action row the engine reads back. */
+interface ActionRow {
+  id: string;
+  kind: string;
+  step: string;
+  state: string;
+  error?: string | null;
+}
 
 /** What a step decides: go on to another step, finish, fail, or wait and run the same step again later. */
 export type StepOutcome<S> =
@@ -48,8 +58,12 @@ export class ActionEngine {
   private readonly defs = new Map<string, ActionDefinition<any>>();
   private readonly running = new Map<string, Promise<ActionStatus>>();
   private readonly persistListeners: ((id: string, kind: string) => Promise<void>)[] = [];
+  /** The rows a running action reads and writes at every step, in plain SQL (no unit of work on the hot path). */
+  private readonly rows: LeanSql;
 
-  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {
+    this.rows = new LeanSql(db, "kernel_action");
+  }
 
   define<S>(def: ActionDefinition<S>): void {
     if (this.defs.has(def.kind)) throw new Error(`action kind ${def.kind} is already defined`);
@@ -71,16 +85,20 @@ export class ActionEngine {
    * Persists a new action (nothing when `id` exists already), then runs its leading local steps
    * (see {@link ActionDefinition.localSteps}) and returns; {@link drive} runs the rest. A caller
    * holding a lock only for what the local steps do (e.g. locking the inputs a selection chose)
-   * can release it before the action talks to the outside world.
+   * can release it before the action talks to the outside world. `persist`, when given, writes
+   * what the state refers to (e.g. keys it reserved) in the transaction that stores the new action.
    */
-  async begin<S>(kind: string, state: S, id: string = randomUUID()): Promise<ActionStatus<S>> {
+  async begin<S>(kind: string, state: S, id: string = randomUUID(), persist?: () => Promise<void>): Promise<ActionStatus<S>> {
     const def = this.def(kind);
-    let r = await this.db.em().findOne(ActionRecord, { id });
+    let r = await this.read(id);
     if (!r) {
       r = await this.db.transaction(async () => {
-        const em = this.db.em();
-        const row = em.create(ActionRecord, { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null, notBefore: 0n, updatedAt: BigInt(this.now()) });
-        await em.flush();
+        const row: ActionRow = { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null };
+        await this.rows.run(
+          "insert into {t} (id, kind, step, state, error, not_before, updated_at) values (?, ?, ?, ?, null, 0, ?)",
+          [row.id, row.kind, row.step, row.state, this.now()],
+        );
+        await persist?.();
         for (const listener of this.persistListeners) await listener(id, kind);
         return row;
       });
@@ -127,8 +145,13 @@ export class ActionEngine {
     return def.localSteps?.includes(step) ?? false;
   }
 
+  /** The action row `id`, or `undefined`. */
+  private async read(id: string): Promise<ActionRow | undefined> {
+    return (await this.rows.all<ActionRow>("select id, kind, step, state, error from {t} where id = ?", [id]))[0];
+  }
+
   private async runSteps(id: string): Promise<ActionStatus> {
-    let r = await this.db.em().findOne(ActionRecord, { id });
+    let r = await this.read(id);
     if (!r) throw new Error(`unknown action ${id}`);
     for (let guard = 0; guard < 1000; guard++) {
       if (r.step === "done" || r.step === "failed") return toStatus(r);
@@ -153,25 +176,30 @@ export class ActionEngine {
    * `onEnd`). When the next step is local it runs inside this same transaction and its outcome is
    * recorded there as well, until a step that is not local, a wait or the end.
    */
-  private record(id: string, def: ActionDefinition<any>, first: StepOutcome<unknown>): Promise<{ row: ActionRecord; waiting: boolean }> {
+  private record(id: string, def: ActionDefinition<any>, first: StepOutcome<unknown>): Promise<{ row: ActionRow; waiting: boolean }> {
     return this.db.transaction(async () => {
-      const em = this.db.em();
-      const row = await em.findOneOrFail(ActionRecord, { id });
+      const row = await this.read(id);
+      if (!row) throw new Error(`unknown action ${id}`);
+      // one update of the row per transaction, when the outcome is settled
+      const save = async (notBefore: number): Promise<void> => {
+        const n = await this.rows.run(
+          "update {t} set step = ?, state = ?, error = ?, not_before = ?, updated_at = ? where id = ?",
+          [row.step, row.state, row.error ?? null, notBefore, this.now(), id],
+        );
+        if (n !== 1) throw new Error(`action ${id} vanished while being recorded`);
+      };
       let outcome = first;
       for (let guard = 0; guard < 1000; guard++) {
-        row.updatedAt = BigInt(this.now());
         if ("waitMs" in outcome) {
           if (outcome.state !== undefined) row.state = JSON.stringify(outcome.state);
-          row.notBefore = BigInt(this.now() + outcome.waitMs);
-          await em.flush();
+          await save(this.now() + outcome.waitMs);
           return { row, waiting: true };
         }
         row.state = JSON.stringify(outcome.state);
-        row.notBefore = 0n;
         if ("next" in outcome) {
           row.step = outcome.next;
           if (!this.isLocal(def, outcome.next)) {
-            await em.flush();
+            await save(0);
             return { row, waiting: false };
           }
           const step = def.steps[outcome.next];
@@ -183,7 +211,7 @@ export class ActionEngine {
         const error = "failed" in outcome ? outcome.failed : null;
         // The end of the action and what `onEnd` writes (e.g. its movement's final status) commit together.
         Object.assign(row, { step: end, error });
-        await em.flush();
+        await save(0);
         await def.onEnd?.(id, end, outcome.state, error ?? undefined);
         return { row, waiting: false };
       }
@@ -192,6 +220,6 @@ export class ActionEngine {
   }
 }
 
-function toStatus<S>(r: ActionRecord): ActionStatus<S> {
+function toStatus<S>(r: ActionRow): ActionStatus<S> {
   return { id: r.id, kind: r.kind, step: r.step, state: JSON.parse(r.state) as S, ...(r.error ? { error: r.error } : {}) };
 }
