@@ -1,4 +1,4 @@
-import { ActionEngine, ChainSourceService, Database, Metrics, Readiness, WalletLoaded, WalletReady, WalletSession, definePlugin } from "@tender/core";
+import { ActionEngine, ChainSourceService, Database, Metrics, Readiness, WalletLoaded, WalletReady, WalletSession, WalletUnloaded, definePlugin } from "@tender/core";
 import { registerArkHealth } from "./ark-health.js";
 import { MovementStoreToken, PaymentMethodParsersToken } from "@tender/plugin-history";
 import { BalanceContributorsService, Bip321ContributorsService, SendDestinationsService, WalletKeysService, WalletLifecycleService, WalletSettingsService, walletSyncTask } from "@tender/plugin-wallet";
@@ -68,6 +68,8 @@ export const arkPlugin = definePlugin({
     const movements = ctx.container.resolve(MovementStoreToken);
     const vtxos = new VtxoStore(db);
     ctx.provide(VtxoStoreService, vtxos);
+    // the store keeps the VTXOs it decoded; the next wallet has other rows
+    ctx.events.on(WalletUnloaded, () => vtxos.forgetDecoded());
     const locks = new VtxoLocks(vtxos);
     ctx.provide(VtxoLocksService, locks);
     ctx.entities(...ARK_ENTITIES);

@@ -61,14 +61,16 @@ function fail(state: ArkoorSendState, e: unknown): StepOutcome<ArkoorSendState> 
   return { failed: e instanceof Error ? e.message : String(e), state };
 }
 
-async function inputVtxos(w: ArkRail, s: ArkoorSendState): Promise<Vtxo[]> {
-  const out: Vtxo[] = [];
-  for (const id of s.inputIds) {
-    const v = await w.vtxos.get(id);
-    if (!v) throw new Error(`input VTXO ${id} is missing from the store`);
-    out.push(v.vtxo);
-  }
-  return out;
+/** The inputs (decoded) and whether each one's chain is known registered with the server, in one read. */
+async function inputVtxos(w: ArkRail, s: ArkoorSendState): Promise<{ inputs: Vtxo[]; registered: boolean[] }> {
+  const found = await w.vtxos.getMany(s.inputIds);
+  return {
+    inputs: found.map((f, k) => {
+      if (!f) throw new Error(`input VTXO ${s.inputIds[k]} is missing from the store`);
+      return f.stored.vtxo;
+    }),
+    registered: found.map((f) => f?.recoveryRegistered ?? false),
+  };
 }
 
 function outputsOf(s: ArkoorSendState, w: ArkRail): { amount: bigint; policy: VtxoPolicy }[] {
@@ -78,11 +80,36 @@ function outputsOf(s: ArkoorSendState, w: ArkRail): { amount: bigint; policy: Vt
   ];
 }
 
-function splitSigned(s: ArkoorSendState, w: ArkRail): { change: Vtxo[]; sent: Vtxo[] } {
+/** Signed VTXOs decoded in this process, by their encoding (hex): a payment's later steps need not decode them again. */
+class DecodedSigned {
+  private readonly byHex = new Map<string, Vtxo>();
+
+  keep(hex: string, v: Vtxo): void {
+    if (this.byHex.size >= 1_024) this.byHex.clear();
+    this.byHex.set(hex, v);
+  }
+
+  decode(hex: string): Vtxo {
+    return this.byHex.get(hex) ?? decodeVtxo(fromHex(hex));
+  }
+
+  forget(hexes: readonly string[] | null): void {
+    for (const h of hexes ?? []) this.byHex.delete(h);
+  }
+}
+
+/** The signed VTXOs (with their encodings) split into the change (the action's change keys) and what was sent. */
+function splitSigned(s: ArkoorSendState, w: ArkRail, decoded: DecodedSigned): { change: Vtxo[]; sent: { vtxo: Vtxo; bytes: Uint8Array }[] } {
   const changeKeys = new Set(s.changeKeyIndexes.map((i) => toHex(w.keys.deriveVtxoKey(i).publicKey)));
-  const all = (s.signed ?? []).map((h) => decodeVtxo(fromHex(h)));
   const isChange = (v: Vtxo) => v.policy.type === "pubkey" && changeKeys.has(toHex(v.policy.userPubkey));
-  return { change: all.filter(isChange), sent: all.filter((v) => !isChange(v)) };
+  const change: Vtxo[] = [];
+  const sent: { vtxo: Vtxo; bytes: Uint8Array }[] = [];
+  for (const hex of s.signed ?? []) {
+    const vtxo = decoded.decode(hex);
+    if (isChange(vtxo)) change.push(vtxo);
+    else sent.push({ vtxo, bytes: fromHex(hex) });
+  }
+  return { change, sent };
 }
 
 /**
@@ -100,6 +127,7 @@ function splitSigned(s: ArkoorSendState, w: ArkRail): { change: Vtxo[]; sent: Vt
  * earlier versions, which had a step (and a commit) for each.
  */
 export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: Set<string> = new Set()): ActionDefinition<ArkoorSendState> {
+  const decoded = new DecodedSigned();
   const movement = async (s: ArkoorSendState, id: string): Promise<ArkoorSendState> => {
     faultPoint("ark-send:movement");
     const w = stores;
@@ -122,9 +150,8 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
   const cosign = async (s: ArkoorSendState): Promise<StepOutcome<ArkoorSendState>> => {
     faultPoint("ark-send:register-inputs");
     const w = await rail();
-    const inputs = await inputVtxos(w, s);
     // inputs whose chains the server has (recorded with their recovery backup) need no registration
-    const registered = await Promise.all(s.inputIds.map((id) => w.vtxos.isRecoveryRegistered(id)));
+    const { inputs, registered } = await inputVtxos(w, s);
     const unregistered = inputs.filter((_, k) => !registered[k]);
     try {
       if (unregistered.length > 0) await w.server.registerVtxoTransactions(unregistered.map((v) => encodeVtxo(v)));
@@ -147,18 +174,20 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
       return retryLater(s, e);
     }
     faultPoint("ark-send:after-cosign");
-    return { next: "deliver", state: { ...s, signed: signed.map((v) => toHex(encodeVtxo(v))), lastError: undefined } as ArkoorSendState };
+    const hexes = signed.map((v) => toHex(encodeVtxo(v)));
+    hexes.forEach((h, k) => decoded.keep(h, signed[k]!));
+    return { next: "deliver", state: { ...s, signed: hexes, lastError: undefined } as ArkoorSendState };
   };
   const deliver = async (s: ArkoorSendState): Promise<StepOutcome<ArkoorSendState>> => {
     faultPoint("ark-send:register-outputs");
     const w = await rail();
-    const { sent, change } = splitSigned(s, w);
+    const { sent, change } = splitSigned(s, w, decoded);
     const post = async (): Promise<{ delivered: boolean; rejected: number; lastError: unknown }> => {
       let rejected = 0;
       let lastError: unknown;
       for (const blindedId of s.blindedIds) {
         try {
-          await w.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => encodeVtxo(v)));
+          await w.server.postArkoorMessage(fromHex(blindedId), sent.map((v) => v.bytes));
           return { delivered: true, rejected, lastError };
         } catch (e) {
           lastError = e;
@@ -211,7 +240,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
       finalize: async (s) => {
         faultPoint("ark-send:finalize");
         const w = stores;
-        const { change } = splitSigned(s, await rail());
+        const { change } = splitSigned(s, await rail(), decoded);
         const changeIds = change.map(vtxoIdString);
         for (const v of change) await w.vtxos.add(v, "spendable");
         await w.vtxos.markSpent(s.inputIds);
@@ -224,6 +253,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
       },
     },
     onEnd: async (id, outcome, s) => {
+      decoded.forget(s.signed);
       if (outcome !== "failed") return;
       await stores.locks.release(id);
       if (s.movementId !== null) await stores.movements.update(s.movementId, { status: "failed" });

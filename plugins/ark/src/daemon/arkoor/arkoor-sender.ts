@@ -51,8 +51,8 @@ export class ArkoorSender {
         throw e;
       }
       const pieces = splitChange(chosen.total - amount, amount, w.settings().changeSplitFactor);
-      // fresh change keys, persisted in one write; never the destination key
-      const changeKeys = await w.keys.nextVtxoKeys(pieces.length, (k) => toHex(k.publicKey) === toHex(recipient));
+      // fresh change keys, never the destination key, recorded with the action that uses them
+      const { keys: changeKeys, persist } = await w.keys.reserveVtxoKeys(pieces.length, (k) => toHex(k.publicKey) === toHex(recipient));
       const state: ArkoorSendState = {
         address: dest.address, amountSat: amount.toString(), recipientPubkey: toHex(recipient), blindedIds,
         inputIds: chosen.selected.map((c) => c.id), changeKeyIndexes: changeKeys.map((k) => k.index),
@@ -62,7 +62,7 @@ export class ArkoorSender {
       // released; the server calls run after it, so independent payments proceed side by side
       const id = randomUUID();
       this.fresh.add(id);
-      return this.engine.begin(ARKOOR_SEND_ACTION, state, id);
+      return this.engine.begin(ARKOOR_SEND_ACTION, state, id, persist);
     });
     const started = begun.step === "failed" ? begun : ((await this.engine.drive(begun.id)) as typeof begun);
     if (started.step === "failed") throw new InternalServerError(`Failed to send arkoor payment: ${started.error ?? "unknown error"}`);

@@ -1,4 +1,4 @@
-import { AsyncLock, type Database } from "@tender/core";
+import { AsyncLock, LeanSql, type Database } from "@tender/core";
 import type { BIP32Interface } from "bip32";
 import { ARK_PURPOSE, toHex, type DerivedKey } from "@tender/ark-protocol";
 import { ArkKeyRow } from "../persistence/entities.js";
@@ -31,10 +31,17 @@ export class ArkKeys {
   private byPubkey = new Map<string, number>();
   private nextIndex = 0;
   private readonly lock = new AsyncLock();
+  /** Keys derived so far, by index (a derivation costs a hardened step and a point multiplication). */
+  private readonly derivedKeys = new Map<number, VtxoKey>();
+  private branch: BIP32Interface | undefined;
+  private mailbox: DerivedKey | undefined;
+  private recovery: DerivedKey | undefined;
+  private readonly sql: LeanSql;
 
   /** Keys of the wallet whose BIP-32 master is `master`; without one, every derivation throws {@link NoWalletKeysError}. */
   constructor(private readonly db: Database, master?: BIP32Interface) {
     this.arkNode = master?.deriveHardened(ARK_PURPOSE);
+    this.sql = new LeanSql(db, "ark_key");
   }
 
   /** The keys of the wallet whose BIP-32 master is `master`, with the indexes it handed out so far. */
@@ -53,18 +60,22 @@ export class ArkKeys {
 
   /** The VTXO key at `index`, whether or not it was handed out. */
   deriveVtxoKey(index: number): VtxoKey {
-    const k = derived(this.node().deriveHardened(0).derive(index), `m/350'/0'/${index}`);
-    return { ...k, index };
+    const known = this.derivedKeys.get(index);
+    if (known) return known;
+    this.branch ??= this.node().deriveHardened(0);
+    const key: VtxoKey = Object.freeze({ ...derived(this.branch.derive(index), `m/350'/0'/${index}`), index });
+    this.derivedKeys.set(index, key);
+    return key;
   }
 
   /** The mailbox key `m/350'/1'` (its pubkey is the wallet's unified mailbox id). */
   mailboxKey(): DerivedKey {
-    return derived(this.node().deriveHardened(1), "m/350'/1'");
+    return (this.mailbox ??= Object.freeze(derived(this.node().deriveHardened(1), "m/350'/1'")));
   }
 
   /** The recovery mailbox key `m/350'/2'` (VTXO ids are backed up in its mailbox). */
   recoveryMailboxKey(): DerivedKey {
-    return derived(this.node().deriveHardened(2), "m/350'/2'");
+    return (this.recovery ??= Object.freeze(derived(this.node().deriveHardened(2), "m/350'/2'")));
   }
 
   /** Hands out the next unused VTXO key, persisting its index first. */
@@ -78,21 +89,54 @@ export class ArkKeys {
    */
   nextVtxoKeys(n: number, skip: (key: VtxoKey) => boolean = () => false): Promise<VtxoKey[]> {
     return this.lock.run(async () => {
-      const keys: VtxoKey[] = [];
-      const out: VtxoKey[] = [];
-      for (let index = this.nextIndex; out.length < n; index++) {
-        const key = this.deriveVtxoKey(index);
-        keys.push(key);
-        if (!skip(key)) out.push(key);
-      }
+      const { keys, out } = this.deriveNext(n, skip);
       if (keys.length === 0) return out;
       const em = this.db.em();
       for (const key of keys) em.create(ArkKeyRow, { keyIndex: key.index, pubkey: toHex(key.publicKey) });
       await em.flush();
-      for (const key of keys) this.byPubkey.set(toHex(key.publicKey), key.index);
-      this.nextIndex = keys.at(-1)!.index + 1;
+      this.handOut(keys);
       return out;
     });
+  }
+
+  /**
+   * Like {@link nextVtxoKeys}, but the keys are only reserved here: this process never hands
+   * them out again, and `persist` records them, in whatever transaction the caller runs it (the
+   * one storing the payment that uses them as change keys, so both commit together). Keys whose
+   * `persist` never committed were used by nothing that was stored; after a restart they may be
+   * handed out again.
+   */
+  reserveVtxoKeys(n: number, skip: (key: VtxoKey) => boolean = () => false): Promise<{ keys: VtxoKey[]; persist: () => Promise<void> }> {
+    return this.lock.run(async () => {
+      const { keys, out } = this.deriveNext(n, skip);
+      this.handOut(keys);
+      const persist = async (): Promise<void> => {
+        if (keys.length === 0) return;
+        await this.sql.run(
+          `insert into {t} (key_index, pubkey) values ${keys.map(() => "(?, ?)").join(", ")} on conflict (key_index) do nothing`,
+          keys.flatMap((k) => [k.index, toHex(k.publicKey)]),
+        );
+      };
+      return { keys: out, persist };
+    });
+  }
+
+  /** The next keys from the first unused index: `n` returned, and with them every one derived (`skip`ped ones included). */
+  private deriveNext(n: number, skip: (key: VtxoKey) => boolean): { keys: VtxoKey[]; out: VtxoKey[] } {
+    const keys: VtxoKey[] = [];
+    const out: VtxoKey[] = [];
+    for (let index = this.nextIndex; out.length < n; index++) {
+      const key = this.deriveVtxoKey(index);
+      keys.push(key);
+      if (!skip(key)) out.push(key);
+    }
+    return { keys, out };
+  }
+
+  private handOut(keys: readonly VtxoKey[]): void {
+    if (keys.length === 0) return;
+    for (const key of keys) this.byPubkey.set(toHex(key.publicKey), key.index);
+    this.nextIndex = keys.at(-1)!.index + 1;
   }
 
   /** The handed-out VTXO key at `index`, or `undefined` if that index was never handed out. */

@@ -1,4 +1,4 @@
-import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Transaction, type Vtxo } from "@tender/ark-protocol";
 import type { ChainSource } from "@tender/core";
 import type { ArkKeys } from "../keys/ark-keys.js";
 
@@ -18,6 +18,30 @@ export interface AcceptanceContext {
   readonly importing?: boolean;
 }
 
+/** Confirmed anchor transactions each chain source gave, decoded, by txid (the VTXOs of one payer share their anchor). */
+const confirmedAnchors = new WeakMap<ChainSource, Map<string, Transaction>>();
+const CONFIRMED_ANCHORS_MAX = 256;
+
+/**
+ * The anchor transaction `txid`, decoded, or `null` when the chain source knows no such
+ * transaction. A confirmed one is kept (a mempool one is asked for again every time: it may leave
+ * the mempool).
+ */
+async function anchorTx(chain: ChainSource, txid: string): Promise<Transaction | null> {
+  let kept = confirmedAnchors.get(chain);
+  const known = kept?.get(txid);
+  if (known) return known;
+  const found = await chain.getTx(txid);
+  if (!found) return null;
+  const tx = decodeTx(fromHex(found.hex));
+  if (found.status.confirmed) {
+    if (!kept) confirmedAnchors.set(chain, (kept = new Map()));
+    if (kept.size >= CONFIRMED_ANCHORS_MAX) kept.clear();
+    kept.set(txid, tx);
+  }
+  return tx;
+}
+
 /**
  * Checks a VTXO someone gave the wallet (an arkoor receive or an import): the policy is
  * `pubkey`, the server key is ours, the wallet holds its key, it expires after tip + exit delta
@@ -30,16 +54,16 @@ export async function checkReceivedVtxo(vtxo: Vtxo, ctx: AcceptanceContext): Pro
   if (!bytesEqual(vtxo.serverPubkey, ctx.serverPubkey)) throw new VtxoNotAcceptedError("VTXO belongs to a different Ark server");
   const owned = ctx.keys.isOwnPubkey(vtxo.policy.userPubkey) || (ctx.importing === true && (await ctx.keys.claimKey(vtxo.policy.userPubkey)) !== undefined);
   if (!owned) throw new VtxoNotAcceptedError(`VTXO ${id} is not owned by this wallet (no signable clause found)`);
-  const tip = await ctx.chain.getTip();
+  // the tip and the anchor are independent reads of the chain source: both at once
+  const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
+  const [tip, anchor] = await Promise.all([ctx.chain.getTip(), anchorTx(ctx.chain, anchorTxid)]);
   if (ctx.importing === true && vtxo.expiryHeight <= tip.height) throw new VtxoNotAcceptedError(`Vtxo ${id} has expired`);
   if (ctx.importing !== true && vtxo.expiryHeight <= tip.height + ctx.exitDelta) {
     throw new VtxoNotAcceptedError(`VTXO ${id} expires at height ${vtxo.expiryHeight}, too close to the tip ${tip.height}`);
   }
-  const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
-  const anchor = await ctx.chain.getTx(anchorTxid);
   if (!anchor) throw new VtxoNotAcceptedError(`VTXO chain anchor ${anchorTxid} not found on chain`);
   try {
-    validateVtxo(vtxo, decodeTx(fromHex(anchor.hex)));
+    validateVtxo(vtxo, anchor);
   } catch (e) {
     throw new VtxoNotAcceptedError(`invalid VTXO: ${e instanceof Error ? e.message : String(e)}`);
   }

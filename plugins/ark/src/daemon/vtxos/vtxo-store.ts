@@ -1,6 +1,5 @@
-import type { Database } from "@tender/core";
 import { decodeVtxo, encodeVtxo, fromHex, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
-import { ArkVtxoRow } from "../persistence/entities.js";
+import { LeanSql, sqlBool, type Database } from "@tender/core";
 
 /** Where a VTXO stands in the wallet. */
 export type VtxoState = "spendable" | "locked" | "spent" | "exited";
@@ -30,19 +29,80 @@ export class VtxoNotSpendableError extends Error {
   }
 }
 
-function toStored(r: ArkVtxoRow): StoredVtxo {
-  return {
-    id: r.id, vtxo: decodeVtxo(fromHex(r.encoded)), amountSat: BigInt(r.amountSat), state: r.state as VtxoState,
-    lockedBy: r.lockedBy, createdAtMs: Number(r.createdAtMs),
-  };
+/** A row of `ark_vtxo` as the driver returns it (SQLite: numbers and 0/1; PostgreSQL: bigints as strings, booleans). */
+interface RawVtxoRow {
+  id: string;
+  amount_sat: number | string | bigint;
+  state: string;
+  locked_by: string | null;
+  created_at_ms: number | string | bigint;
+  recovery_registered?: boolean | number | string;
 }
+
+/** The columns of a row but its encoding (which stays in the decoded cache once read). */
+const COLUMNS = "id, amount_sat, state, locked_by, created_at_ms, recovery_registered";
+const ORDER = "order by created_at_ms asc, id asc";
+
+/** Decoded VTXOs kept at most (the live ones of a large wallet; spent ones are never kept). */
+const DECODED_CACHE_MAX = 20_000;
 
 /**
  * The wallet's VTXOs and their states (`ark_vtxo`). Locks tie VTXOs to the action spending them,
  * so a crashed action finds its inputs again and no two actions spend the same VTXO.
+ *
+ * Reads and writes are plain SQL through the entity manager of the moment (inside a caller's
+ * transaction they join it), with no entity tracking: a payment touches these rows several times
+ * and the unit of work's bookkeeping cost more than the queries. A row's encoding never changes
+ * once stored, so each VTXO is decoded once and kept while it is not spent; queries leave the
+ * encoding out for VTXOs already decoded.
  */
 export class VtxoStore {
-  constructor(private readonly db: Database, private readonly now: () => number = Date.now) {}
+  private readonly decoded = new Map<string, Vtxo>();
+  private readonly sql: LeanSql;
+
+  constructor(private readonly db: Database, private readonly now: () => number = Date.now) {
+    this.sql = new LeanSql(db, "ark_vtxo");
+  }
+
+  /** Forgets the decoded VTXOs (a wallet unloaded: the next one has other rows). */
+  forgetDecoded(): void {
+    this.decoded.clear();
+  }
+
+  private remember(id: string, vtxo: Vtxo, state: string): void {
+    if (state === "spent") return;
+    if (this.decoded.size >= DECODED_CACHE_MAX) this.decoded.clear();
+    this.decoded.set(id, vtxo);
+  }
+
+  /** The rows matching `where`, decoded, with their recovery flag: encodings are read only for VTXOs not decoded yet. */
+  private async readFlagged(where: string, params: readonly unknown[], order = ""): Promise<{ stored: StoredVtxo; recoveryRegistered: boolean }[]> {
+    const rows = await this.sql.all<RawVtxoRow>(`select ${COLUMNS} from {t} where ${where} ${order}`, params);
+    const missing = rows.filter((r) => !this.decoded.has(r.id)).map((r) => r.id);
+    const fetched = new Map<string, Vtxo>();
+    for (let i = 0; i < missing.length; i += 500) {
+      const chunk = missing.slice(i, i + 500);
+      const enc = await this.sql.all<{ id: string; encoded: string }>("select id, encoded from {t} where id in (?)", [chunk]);
+      for (const e of enc) fetched.set(e.id, decodeVtxo(fromHex(e.encoded)));
+    }
+    return rows.map((r) => {
+      let vtxo = this.decoded.get(r.id);
+      if (!vtxo) {
+        vtxo = fetched.get(r.id);
+        if (!vtxo) throw new Error(`VTXO ${r.id} disappeared while being read`);
+        this.remember(r.id, vtxo, r.state);
+      }
+      const stored: StoredVtxo = {
+        id: r.id, vtxo, amountSat: BigInt(r.amount_sat), state: r.state as VtxoState, lockedBy: r.locked_by ?? null,
+        createdAtMs: Number(r.created_at_ms),
+      };
+      return { stored, recoveryRegistered: sqlBool(r.recovery_registered) };
+    });
+  }
+
+  private async read(where: string, params: readonly unknown[], order = ""): Promise<StoredVtxo[]> {
+    return (await this.readFlagged(where, params, order)).map((r) => r.stored);
+  }
 
   /**
    * Stores `vtxo` with `state` unless a VTXO with its id is already stored (then the stored one
@@ -50,28 +110,37 @@ export class VtxoStore {
    * holding it in `lockedBy` (e.g. a board waiting for confirmations).
    */
   async add(vtxo: Vtxo, state: VtxoState = "spendable", lockedBy: string | null = null): Promise<boolean> {
-    const em = this.db.em();
     const id = vtxoIdString(vtxo);
-    if (await em.findOne(ArkVtxoRow, { id })) return false;
-    const t = BigInt(this.now());
-    em.create(ArkVtxoRow, {
-      id, encoded: toHex(encodeVtxo(vtxo)), amountSat: vtxo.amount, expiryHeight: vtxo.expiryHeight, state,
-      lockedBy: state === "locked" ? lockedBy : null, createdAtMs: t, updatedAtMs: t,
-    });
-    await em.flush();
-    return true;
+    const t = this.now();
+    const added = await this.sql.run(
+      "insert into {t} (id, encoded, amount_sat, expiry_height, state, locked_by, created_at_ms, updated_at_ms, recovery_registered) " +
+        "values (?, ?, ?, ?, ?, ?, ?, ?, false) on conflict (id) do nothing",
+      [id, toHex(encodeVtxo(vtxo)), vtxo.amount, vtxo.expiryHeight, state, state === "locked" ? lockedBy : null, t, t],
+    );
+    if (added > 0) this.remember(id, vtxo, state);
+    return added > 0;
   }
 
   /** The stored VTXO with `id`, or `undefined`. */
   async get(id: string): Promise<StoredVtxo | undefined> {
-    const r = await this.db.em().findOne(ArkVtxoRow, { id });
-    return r ? toStored(r) : undefined;
+    return (await this.read("id = ?", [id]))[0];
+  }
+
+  /**
+   * The stored VTXOs with `ids`, each with whether its recovery backup is recorded
+   * ({@link markRecoveryRegistered}), in the order of `ids`; `undefined` for an unknown id. One query.
+   */
+  async getMany(ids: readonly string[]): Promise<({ stored: StoredVtxo; recoveryRegistered: boolean } | undefined)[]> {
+    if (ids.length === 0) return [];
+    const unique = [...new Set(ids)];
+    const found = new Map((await this.readFlagged("id in (?)", [unique])).map((r) => [r.stored.id, r]));
+    return ids.map((id) => found.get(id));
   }
 
   /** VTXOs in the given states (default: all but `spent`), oldest first. */
   async list(states: readonly VtxoState[] = ["spendable", "locked", "exited"]): Promise<StoredVtxo[]> {
-    const rows = await this.db.em().find(ArkVtxoRow, { state: { $in: [...states] } }, { orderBy: { createdAtMs: "asc", id: "asc" } });
-    return rows.map(toStored);
+    if (states.length === 0) return [];
+    return this.read("state in (?)", [[...states]], ORDER);
   }
 
   /** Every stored VTXO, spent ones included. */
@@ -81,7 +150,7 @@ export class VtxoStore {
 
   /** VTXOs locked by `actionId`. */
   async lockedBy(actionId: string): Promise<StoredVtxo[]> {
-    return (await this.db.em().find(ArkVtxoRow, { state: "locked", lockedBy: actionId })).map(toStored);
+    return this.read("state = 'locked' and locked_by = ?", [actionId]);
   }
 
   /**
@@ -90,23 +159,22 @@ export class VtxoStore {
    */
   async lock(ids: readonly string[], actionId: string): Promise<void> {
     await this.db.transaction(async () => {
-      const tx = this.db.em();
       const unique = [...new Set(ids)];
-      const rows = await tx.find(ArkVtxoRow, { id: { $in: unique } });
+      if (unique.length === 0) return;
+      const rows = await this.sql.all<RawVtxoRow>("select id, state, locked_by from {t} where id in (?)", [unique]);
       const byId = new Map(rows.map((r) => [r.id, r]));
       // every check before any write: a caller inside a larger transaction may catch the refusal
       for (const id of unique) {
         const r = byId.get(id);
         if (!r) throw new VtxoNotSpendableError(id, "unknown");
-        if (r.state === "locked" && r.lockedBy === actionId) continue;
+        if (r.state === "locked" && r.locked_by === actionId) continue;
         if (r.state !== "spendable") throw new VtxoNotSpendableError(id, r.state as VtxoState);
       }
       // one conditional update: a row another writer took meanwhile is not counted, and the
       // error then rolls the whole transaction back
-      const n = await tx.nativeUpdate(
-        ArkVtxoRow,
-        { id: { $in: unique }, $or: [{ state: "spendable" }, { state: "locked", lockedBy: actionId }] },
-        { state: "locked", lockedBy: actionId, updatedAtMs: BigInt(this.now()) },
+      const n = await this.sql.run(
+        "update {t} set state = 'locked', locked_by = ?, updated_at_ms = ? where id in (?) and (state = 'spendable' or (state = 'locked' and locked_by = ?))",
+        [actionId, this.now(), unique, actionId],
       );
       if (n !== unique.length) throw new Error(`VTXOs changed while being locked for ${actionId}`);
     });
@@ -114,12 +182,13 @@ export class VtxoStore {
 
   /** Returns every VTXO locked by `actionId` to `spendable`. */
   async unlock(actionId: string): Promise<void> {
-    await this.db.em().nativeUpdate(ArkVtxoRow, { state: "locked", lockedBy: actionId }, { state: "spendable", lockedBy: null, updatedAtMs: BigInt(this.now()) });
+    await this.sql.run("update {t} set state = 'spendable', locked_by = null, updated_at_ms = ? where state = 'locked' and locked_by = ?", [this.now(), actionId]);
   }
 
   /** Marks `ids` spent (they leave the balance and the default listing). */
   async markSpent(ids: readonly string[]): Promise<void> {
     await this.setState(ids, "spent");
+    for (const id of ids) this.decoded.delete(id);
   }
 
   /** Marks `ids` exited (handed to the exit subsystem). */
@@ -129,7 +198,8 @@ export class VtxoStore {
 
   private async setState(ids: readonly string[], state: VtxoState): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.em().nativeUpdate(ArkVtxoRow, { id: { $in: [...ids] } }, { state, lockedBy: null, updatedAtMs: BigInt(this.now()) });
+    const unique = [...new Set(ids)];
+    await this.sql.run("update {t} set state = ?, locked_by = null, updated_at_ms = ? where id in (?)", [state, this.now(), unique]);
   }
 
   /**
@@ -138,28 +208,29 @@ export class VtxoStore {
    * Exited ones are included: their exit being on chain does not mean their outputs were claimed.
    */
   async notRecoveryRegistered(): Promise<StoredVtxo[]> {
-    const rows = await this.db.em().find(ArkVtxoRow, { recoveryRegistered: false, state: { $ne: "spent" } }, { orderBy: { createdAtMs: "asc", id: "asc" } });
-    return rows.map(toStored);
+    return this.read("recovery_registered = false and state <> 'spent'", [], ORDER);
   }
 
   /** Records that the ids of `ids` are in the recovery mailbox and their chains registered with the server. */
   async markRecoveryRegistered(ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.db.em().nativeUpdate(ArkVtxoRow, { id: { $in: [...ids] } }, { recoveryRegistered: true });
+    const unique = [...new Set(ids)];
+    await this.sql.run("update {t} set recovery_registered = true where id in (?)", [unique]);
   }
 
   /** Whether `id` is marked {@link markRecoveryRegistered} (false for an unknown id). */
   async isRecoveryRegistered(id: string): Promise<boolean> {
-    return (await this.db.em().findOne(ArkVtxoRow, { id }))?.recoveryRegistered ?? false;
+    const rows = await this.sql.all<RawVtxoRow>("select id, recovery_registered from {t} where id = ?", [id]);
+    return sqlBool(rows[0]?.recovery_registered);
   }
 
   /** Sums of the spendable and the locked VTXOs. */
   async balance(): Promise<VtxoBalance> {
-    const rows = await this.db.em().find(ArkVtxoRow, { state: { $in: ["spendable", "locked"] } }, { fields: ["amountSat", "state"] });
+    const rows = await this.sql.all<RawVtxoRow>("select amount_sat, state from {t} where state in ('spendable', 'locked')");
     const b: VtxoBalance = { spendableSat: 0n, lockedSat: 0n };
     for (const r of rows) {
-      if (r.state === "spendable") b.spendableSat += BigInt(r.amountSat);
-      else b.lockedSat += BigInt(r.amountSat);
+      if (r.state === "spendable") b.spendableSat += BigInt(r.amount_sat);
+      else b.lockedSat += BigInt(r.amount_sat);
     }
     return b;
   }
