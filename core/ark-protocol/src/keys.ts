@@ -45,6 +45,15 @@ export function bigIntTo32(v: bigint): Uint8Array {
 const POINT_CACHE_MAX = 4096;
 const pointCache = new Map<string, Point>();
 
+/**
+ * Whether `bytes` is a 33-byte compressed encoding of a curve point (libsecp256k1's check; no
+ * point object is built). For keys and nonces seen once, where {@link pubkeyToPoint}'s memoised
+ * decompression would cost a square root in JavaScript for nothing.
+ */
+export function isCompressedPoint(bytes: Uint8Array): boolean {
+  return bytes.length === 33 && (bytes[0] === 2 || bytes[0] === 3) && ecc.isPoint(bytes);
+}
+
 /** Decodes a 33-byte compressed pubkey to a point; throws {@link ProtocolDecodeError} if invalid. */
 export function pubkeyToPoint(pubkey: Uint8Array): Point {
   if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {

@@ -11,6 +11,7 @@ import {
   decodeUserPolicy,
   decodeVtxo,
   formatOutPoint,
+  isCompressedPoint,
   parsePubkey,
   readOutPoint,
   type OutPoint,
@@ -52,9 +53,7 @@ export function pubkeyFromBytes(bytes: Uint8Array | undefined): Uint8Array {
 export function musigNonceFromBytes(bytes: Uint8Array | undefined): Uint8Array {
   return attempt("invalid public musig nonce", () => {
     const b = bytes ?? new Uint8Array(0);
-    if (b.length !== MUSIG_PUB_NONCE_SIZE) throw new Error("size");
-    parsePubkey(b.subarray(0, 33));
-    parsePubkey(b.subarray(33));
+    if (b.length !== MUSIG_PUB_NONCE_SIZE || !isCompressedPoint(b.subarray(0, 33)) || !isCompressedPoint(b.subarray(33))) throw new Error("not two points");
     return b;
   });
 }

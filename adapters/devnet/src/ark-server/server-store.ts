@@ -91,6 +91,13 @@ export class DoubleSpendError extends Error {
 const blob = (d: SqlDialect) => (d === "postgresql" ? "bytea" : "blob");
 const serial = (d: SqlDialect) => (d === "postgresql" ? "bigserial primary key" : "integer primary key autoincrement");
 
+/** A spend waiting for the next group commit. */
+interface QueuedSpend {
+  readonly write: (sql: Sql) => Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (e: unknown) => void;
+}
+
 /** The server's schema. */
 export const arkServerInitMigration = defineMigration({
   name: "ark_server_0001_init",
@@ -182,7 +189,12 @@ export class ArkServerStore {
 
   /** Runs `fn` as the only writer, inside one transaction. */
   write<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return this.writer.run(() => (this.db.em() as unknown as Em).transactional((em) => fn(this.qualified(em))));
+    return this.writer.run(() => this.transaction(fn));
+  }
+
+  /** One transaction (the caller is the writer). */
+  private transaction<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
+    return (this.db.em() as unknown as Em).transactional((em) => fn(this.qualified(em)));
   }
 
   // ---- meta ---------------------------------------------------------------------------
@@ -242,31 +254,76 @@ export class ArkServerStore {
    * `spendable` to `spent` by its txid (or already is spent by that same txid: replay), the
    * unsigned virtual txs and the output VTXOs (`unregistered`) are inserted. Throws
    * {@link DoubleSpendError} — and records nothing — if any input lost a race.
+   *
+   * Group commit: spends that arrive while the writer is busy (or in the same turn of the event
+   * loop) are written in one transaction, one commit (one fsync) for all of them, and each
+   * promise resolves only once that commit is durable. If any of them fails, the group is rolled
+   * back and each is written again in its own transaction, in arrival order, so a failure refuses
+   * only its own spend — as if they had come one by one.
    */
-  async recordArkoorSpend(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
-    await this.write(async (sql) => {
-      for (const c of internal) {
-        const rows = await this.all(sql, "select oor_spent_txid from ark_server_vtxo where vtxo_id = ?", [c.vtxo.id]);
-        if (rows[0] && String(rows[0].oor_spent_txid) !== c.spentBy) throw new DoubleSpendError(c.inputId);
-        if (!rows[0]) {
-          await sql.execute(
-            "insert into ark_server_vtxo (vtxo_id, vtxo, state, oor_spent_txid, user_pubkey, policy_type, created_at) values (?, ?, 'spent', ?, null, ?, ?)",
-            [c.vtxo.id, buf(c.vtxo.bytes), c.spentBy, c.vtxo.policyType, now()],
-            "run",
-          );
-        }
-      }
-      for (const i of inputs) {
-        const n = await this.affected(
-          sql,
-          "update ark_server_vtxo set state = 'spent', oor_spent_txid = ? where vtxo_id = ? and (state = 'spendable' or (state = 'spent' and oor_spent_txid = ?))",
-          [i.spendTxid, i.id, i.spendTxid],
-        );
-        if (n !== 1) throw new DoubleSpendError(i.id);
-      }
-      await this.insertTxs(sql, txs);
-      await this.insertVtxos(sql, outputs);
+  recordArkoorSpend(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.spendQueue.push({ write: (sql) => this.writeArkoorSpend(sql, inputs, internal, outputs, txs), resolve, reject });
+      if (this.spendQueue.length === 1) setImmediate(() => void this.writer.run(() => this.flushSpends()));
     });
+  }
+
+  /** How many group commits wrote how many spends (the bench reads it). */
+  readonly spendCommits = { commits: 0, spends: 0 };
+
+  private spendQueue: QueuedSpend[] = [];
+
+  /** Writes the queued spends (runs as the writer). */
+  private async flushSpends(): Promise<void> {
+    const batch = this.spendQueue;
+    this.spendQueue = [];
+    if (batch.length > 1) {
+      try {
+        await this.transaction(async (sql) => {
+          for (const b of batch) await b.write(sql);
+        });
+        this.spendCommits.commits++;
+        this.spendCommits.spends += batch.length;
+        for (const b of batch) b.resolve();
+        return;
+      } catch {
+        // one of them failed (rolled back, nothing of the group is written): one by one below
+      }
+    }
+    for (const b of batch) {
+      try {
+        await this.transaction(b.write);
+        this.spendCommits.commits++;
+        this.spendCommits.spends++;
+        b.resolve();
+      } catch (e) {
+        b.reject(e);
+      }
+    }
+  }
+
+  private async writeArkoorSpend(sql: Sql, inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
+    for (const c of internal) {
+      const rows = await this.all(sql, "select oor_spent_txid from ark_server_vtxo where vtxo_id = ?", [c.vtxo.id]);
+      if (rows[0] && String(rows[0].oor_spent_txid) !== c.spentBy) throw new DoubleSpendError(c.inputId);
+      if (!rows[0]) {
+        await sql.execute(
+          "insert into ark_server_vtxo (vtxo_id, vtxo, state, oor_spent_txid, user_pubkey, policy_type, created_at) values (?, ?, 'spent', ?, null, ?, ?)",
+          [c.vtxo.id, buf(c.vtxo.bytes), c.spentBy, c.vtxo.policyType, now()],
+          "run",
+        );
+      }
+    }
+    for (const i of inputs) {
+      const n = await this.affected(
+        sql,
+        "update ark_server_vtxo set state = 'spent', oor_spent_txid = ? where vtxo_id = ? and (state = 'spendable' or (state = 'spent' and oor_spent_txid = ?))",
+        [i.spendTxid, i.id, i.spendTxid],
+      );
+      if (n !== 1) throw new DoubleSpendError(i.id);
+    }
+    await this.insertTxs(sql, txs);
+    await this.insertVtxos(sql, outputs);
   }
 
   /**

@@ -52,6 +52,37 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
       expect(e).to.be.instanceOf(DoubleSpendError);
     });
 
+    it("writes concurrent spends in one commit", async () => {
+      const ids = [20, 21, 22].map(id);
+      for (const [k, i] of ids.entries()) await store.insertBoard(vtxo(i), { txid: `${k}f`.repeat(32), raw: new Uint8Array([k]), signed: true, isFunding: true });
+      const before = { ...store.spendCommits };
+      await Promise.all(ids.map((i, k) => store.recordArkoorSpend([{ id: i, spendTxid: `${k}e`.repeat(32) }], [], [vtxo(id(30 + k), "unregistered")], [])));
+      expect(store.spendCommits.commits - before.commits).to.equal(1);
+      expect(store.spendCommits.spends - before.spends).to.equal(3);
+      for (const [k, i] of ids.entries()) {
+        expect((await store.getVtxo(i))?.state).to.equal("spent");
+        expect((await store.getVtxo(id(30 + k)))?.state).to.equal("unregistered");
+      }
+    });
+
+    it("refuses only the double spend among concurrent spends, writing nothing of it", async () => {
+      await store.insertBoard(vtxo(id(40)), { txid: "4f".repeat(32), raw: new Uint8Array([4]), signed: true, isFunding: true });
+      await store.insertBoard(vtxo(id(41)), { txid: "5f".repeat(32), raw: new Uint8Array([5]), signed: true, isFunding: true });
+      const results = await Promise.allSettled([
+        store.recordArkoorSpend([{ id: id(40), spendTxid: "4e".repeat(32) }], [], [vtxo(id(50), "unregistered")], []),
+        store.recordArkoorSpend([{ id: id(40), spendTxid: "5e".repeat(32) }], [], [vtxo(id(51), "unregistered")], [{ txid: "5e".repeat(32), raw: new Uint8Array([1]), signed: false, isFunding: false }]),
+        store.recordArkoorSpend([{ id: id(41), spendTxid: "6e".repeat(32) }], [], [vtxo(id(52), "unregistered")], []),
+      ]);
+      expect(results.map((r) => r.status)).to.deep.equal(["fulfilled", "rejected", "fulfilled"]);
+      expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(DoubleSpendError);
+      expect((await store.getVtxo(id(40)))?.oorSpentTxid).to.equal("4e".repeat(32));
+      expect(await store.getVtxo(id(51))).to.equal(undefined);
+      expect(await store.getTx("5e".repeat(32))).to.equal(undefined);
+      expect((await store.getVtxo(id(50)))?.state).to.equal("unregistered");
+      expect((await store.getVtxo(id(41)))?.state).to.equal("spent");
+      expect((await store.getVtxo(id(52)))?.state).to.equal("unregistered");
+    });
+
     it("flips unregistered to spendable on registration and never resurrects a spent VTXO", async () => {
       await store.insertBoard(vtxo(id(5)), { txid: "ab".repeat(32), raw: new Uint8Array([1]), signed: true, isFunding: true });
       await store.recordArkoorSpend([{ id: id(5), spendTxid: "ac".repeat(32) }], [], [vtxo(id(6), "unregistered")], [{ txid: "ac".repeat(32), raw: new Uint8Array([5]), signed: false, isFunding: false }]);
