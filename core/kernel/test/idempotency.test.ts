@@ -1,18 +1,13 @@
 import { expect } from "chai";
 import { createHash } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  ActionEngine, AuthToken, BadRequestError, IdempotencyLayer, Kernel, WalletNotificationRaised, definePlugin, silentLogger, z, type DaemonConfig,
-  type DatabaseLocation,
+  ActionEngine, AuthToken, BadRequestError, IdempotencyLayer, Kernel, WalletNotificationRaised, definePlugin, silentLogger, z, type DatabaseLocation,
 } from "../src/index.js";
 import { recordIdOf, requestHashOf } from "../src/idempotency/idempotency-store.js";
-
-const config = (): DaemonConfig => ({
-  datadir: "/nonexistent", port: 0, host: "127.0.0.1", allowedOrigins: [], exposeMnemonic: false, noAuth: false,
-  dangerouslyAllowRemoteNoAuth: false, verbose: false, quiet: true, plugins: [], pluginConfig: {}, databaseSchema: "tender",
-});
+import { onBothDatabases, startKernelOverHttp, stopKernelOverHttp, type SuiteLocation } from "./kernel-suite.js";
 
 /** Test routes: a counter (each run is visible), a payment that starts an action and a movement, a slow request, a refusal. */
 function routesPlugin(state: { runs: number; release?: () => void; nextMovement: number }) {
@@ -64,7 +59,7 @@ function routesPlugin(state: { runs: number; release?: () => void; nextMovement:
   });
 }
 
-function idempotencySuite(name: string, location: (dir: string) => DatabaseLocation | undefined) {
+function idempotencySuite(name: string, location: SuiteLocation) {
 describe(`idempotency keys on mutating requests (kernel layer, ${name})`, function () {
   const dir = mkdtempSync(join(tmpdir(), "tender-idem-"));
   let loc: DatabaseLocation;
@@ -86,24 +81,9 @@ describe(`idempotency keys on mutating requests (kernel layer, ${name})`, functi
     });
 
   before(async function () {
-    const l = location(dir);
-    if (!l) {
-      console.log(`    PostgreSQL suite skipped: TENDER_TEST_PG_URL is not set`);
-      this.skip();
-    }
-    loc = l!;
-    kernel = new Kernel({ config: config(), plugins: [routesPlugin(state)], logger: silentLogger, authToken: token });
-    await kernel.load();
-    await kernel.database.open(loc);
-    base = `http://127.0.0.1:${(await kernel.start()).port}`;
+    ({ kernel, loc, base } = await startKernelOverHttp(this, location, dir, [routesPlugin(state)], token));
   });
-  after(async () => {
-    if (kernel) {
-      await kernel.stop();
-      await kernel.database.destroy(loc);
-    }
-    rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => stopKernelOverHttp({ kernel, loc }, dir));
 
   it("runs the first request once and replays its status and body to a retry with the same key and body", async () => {
     const before = state.runs;
@@ -252,11 +232,7 @@ describe(`idempotency keys on mutating requests (kernel layer, ${name})`, functi
 });
 }
 
-idempotencySuite("SQLite", (dir) => ({ dialect: "sqlite", path: join(dir, "db.sqlite") }));
-idempotencySuite("PostgreSQL", () => {
-  const url = process.env.TENDER_TEST_PG_URL;
-  return url ? { dialect: "postgresql", url, schema: `idem_${process.pid}_${Date.now()}` } : undefined;
-});
+onBothDatabases("idem", idempotencySuite);
 
 function scopeOf(t: AuthToken): string {
   return createHash("sha256").update("idempotency-scope\0").update(`Bearer ${t.encode()}`, "utf8").digest("hex");

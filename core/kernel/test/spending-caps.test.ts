@@ -1,18 +1,14 @@
 import { expect } from "chai";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
-  ApiAccess, AuthToken, BadRequestError, EventBus, ForbiddenError, Kernel, SpendingCapService, definePlugin, silentLogger, spendingCap, z, type ApiKey, type DaemonConfig,
+  ApiAccess, AuthToken, BadRequestError, EventBus, ForbiddenError, Kernel, SpendingCapService, definePlugin, silentLogger, spendingCap, z, type ApiKey,
   type DatabaseLocation,
 } from "../src/index.js";
 import type { AccessContext } from "../src/access/access-context.js";
 import { newApiKeySecret } from "../src/access/api-key-secret.js";
-
-const config = (): DaemonConfig => ({
-  datadir: "/nonexistent", port: 0, host: "127.0.0.1", allowedOrigins: [], exposeMnemonic: false, noAuth: false,
-  dangerouslyAllowRemoteNoAuth: false, verbose: false, quiet: true, plugins: [], pluginConfig: {}, databaseSchema: "tender",
-});
+import { onBothDatabases, startKernelOverHttp, stopKernelOverHttp, type SuiteLocation } from "./kernel-suite.js";
 
 const HOUR = 3600_000;
 
@@ -36,7 +32,7 @@ const payPlugin = (paid: bigint[]) => definePlugin({
   },
 });
 
-function capsSuite(name: string, location: (dir: string) => DatabaseLocation | undefined) {
+function capsSuite(name: string, location: SuiteLocation) {
   describe(`API key spending caps (kernel, ${name})`, function () {
     const dir = mkdtempSync(join(tmpdir(), "tender-caps-"));
     let loc: DatabaseLocation;
@@ -61,24 +57,9 @@ function capsSuite(name: string, location: (dir: string) => DatabaseLocation | u
     };
 
     before(async function () {
-      const l = location(dir);
-      if (!l) {
-        console.log(`    PostgreSQL suite skipped: TENDER_TEST_PG_URL is not set`);
-        this.skip();
-      }
-      loc = l!;
-      kernel = new Kernel({ config: config(), plugins: [payPlugin(paid)], logger: silentLogger, authToken: owner });
-      await kernel.load();
-      await kernel.database.open(loc);
-      base = `http://127.0.0.1:${(await kernel.start()).port}`;
+      ({ kernel, loc, base } = await startKernelOverHttp(this, location, dir, [payPlugin(paid)], owner));
     });
-    after(async () => {
-      if (kernel) {
-        await kernel.stop();
-        await kernel.database.destroy(loc);
-      }
-      rmSync(dir, { recursive: true, force: true });
-    });
+    after(() => stopKernelOverHttp({ kernel, loc }, dir));
 
     it("refuses a payment over the per-payment cap and records nothing", async () => {
       const caps = new SpendingCapService(kernel.database, () => clock);
@@ -170,8 +151,4 @@ function capsSuite(name: string, location: (dir: string) => DatabaseLocation | u
   });
 }
 
-capsSuite("SQLite", (dir) => ({ dialect: "sqlite", path: join(dir, "db.sqlite") }));
-capsSuite("PostgreSQL", () => {
-  const url = process.env.TENDER_TEST_PG_URL;
-  return url ? { dialect: "postgresql", url, schema: `caps_${process.pid}_${Date.now()}` } : undefined;
-});
+onBothDatabases("caps", capsSuite);
