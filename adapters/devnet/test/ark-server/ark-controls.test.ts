@@ -1,54 +1,27 @@
 import { expect } from "chai";
 import { ArkServerClient, ArkServerNotFoundError, ArkServerUnavailableError, type RoundEvent } from "@tender/ark-grpc";
 import { encodeVtxo, formatOutPoint, toHex, vtxoId } from "@tender/ark-protocol";
-import { arkReadyFields, startDevnetWithArk, type DevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
-import { grpcApi, grpcClient } from "./grpc-api.js";
+import { arkReadyFields, type DevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
+import { DevnetUnderTest, controlCall, okBody, type ControlAnswer } from "./devnet-under-test.js";
+import { grpcApi } from "./grpc-api.js";
 import { rejection } from "./fixture.js";
 import { pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 
-/** One answer of the control API: status and body (JSON when it parses, the text otherwise). */
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
 describe("devnet controls of the Ark server (/devnet/ark over HTTP)", function () {
   this.timeout(60_000);
+  let t: DevnetUnderTest;
   let devnet: DevnetWithArk;
-  let clients: ArkServerClient[];
 
-  const control = async (method: "GET" | "POST", path: string, body?: unknown): Promise<Answer> => {
-    const res = await fetch(`${devnet.arkControlUrl}${path}`, {
-      method,
-      ...(body !== undefined ? { headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    try {
-      return { status: res.status, body: JSON.parse(text) as unknown };
-    } catch {
-      return { status: res.status, body: text };
-    }
-  };
-  const ok = async <T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> => {
-    const a = await control(method, path, body);
-    expect(a.status, JSON.stringify(a.body)).to.equal(200);
-    return a.body as T;
-  };
-  const client = (): ArkServerClient => {
-    const c = grpcClient(devnet.arkUrl);
-    clients.push(c);
-    return c;
-  };
+  const control = (method: "GET" | "POST", path: string, body?: unknown): Promise<ControlAnswer> => controlCall(`${devnet.arkControlUrl}${path}`, method, body);
+  const ok = async <T = Record<string, unknown>>(method: "GET" | "POST", path: string, body?: unknown): Promise<T> => okBody<T>(await control(method, path, body));
+  const client = (): ArkServerClient => t.client(devnet.arkUrl);
   const wallet = (c: ArkServerClient = client()) => new WalletKit(grpcApi(c), devnet.node);
 
   beforeEach(async () => {
-    clients = [];
-    devnet = await startDevnetWithArk({ seed: "ark-controls", ark: { profile: "test" } });
+    t = await DevnetUnderTest.start("ark-controls");
+    devnet = t.devnet;
   });
-  afterEach(async () => {
-    for (const c of clients) c.close();
-    await devnet.stop();
-  });
+  afterEach(() => t.stop());
 
   it("are listed in the devnet ready fields and report the server's URLs and keys", async () => {
     expect(devnet.arkControlUrl).to.equal(`${devnet.controlUrl}/ark`);

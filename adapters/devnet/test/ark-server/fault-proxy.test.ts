@@ -3,43 +3,21 @@ import { ArkServerClient, ArkServerNotFoundError, ArkServerUnavailableError, typ
 import {
   decodeTx, decodeVtxo, displayHex, encodeOutPoint, encodeVtxo, formatOutPoint, fromHex, toHex, validateVtxo, vtxoId, vtxoIdString, type Vtxo,
 } from "@tender/ark-protocol";
-import { arkReadyFields, startDevnetWithArk, type DevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
-import { grpcApi, grpcClient } from "./grpc-api.js";
+import { arkReadyFields, type DevnetWithArk } from "../../src/ark-server/devnet-with-ark.js";
+import { DevnetUnderTest, controlCall, okBody, type ControlAnswer } from "./devnet-under-test.js";
+import { grpcApi } from "./grpc-api.js";
 import { rejection } from "./fixture.js";
 import { pubkeyPolicy, WalletKit } from "./wallet-kit.js";
 
-interface Answer {
-  status: number;
-  body: unknown;
-}
-
 describe("devnet fault proxy in front of the Ark server (raw forwarding, faults armed over /devnet/ark/faults)", function () {
   this.timeout(60_000);
+  let t: DevnetUnderTest;
   let devnet: DevnetWithArk;
-  let clients: ArkServerClient[];
 
-  const control = async (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<Answer> => {
-    const res = await fetch(`${devnet.arkControlUrl}/faults${path}`, {
-      method,
-      ...(body !== undefined ? { headers: { "content-type": "application/json" }, body: typeof body === "string" ? body : JSON.stringify(body) } : {}),
-    });
-    const text = await res.text();
-    try {
-      return { status: res.status, body: JSON.parse(text) as unknown };
-    } catch {
-      return { status: res.status, body: text };
-    }
-  };
-  const arm = async (fault: Record<string, unknown>): Promise<{ id: number; hits: number }> => {
-    const a = await control("POST", "", fault);
-    expect(a.status, JSON.stringify(a.body)).to.equal(200);
-    return a.body as { id: number; hits: number };
-  };
-  const client = (url: string): ArkServerClient => {
-    const c = grpcClient(url);
-    clients.push(c);
-    return c;
-  };
+  const control = (method: "GET" | "POST" | "DELETE", path: string, body?: unknown): Promise<ControlAnswer> =>
+    controlCall(`${devnet.arkControlUrl}/faults${path}`, method, body);
+  const arm = async (fault: Record<string, unknown>) => okBody<{ id: number; hits: number }>(await control("POST", "", fault));
+  const client = (url: string): ArkServerClient => t.client(url);
   const proxied = () => client(devnet.arkProxyUrl);
   const direct = () => client(devnet.arkUrl);
   const serverState = async (v: Vtxo) => (await devnet.ark.server.ctx.store.getVtxo(vtxoIdString(v)))?.state;
@@ -52,13 +30,10 @@ describe("devnet fault proxy in front of the Ark server (raw forwarding, faults 
   };
 
   beforeEach(async () => {
-    clients = [];
-    devnet = await startDevnetWithArk({ seed: "ark-fault-proxy", ark: { profile: "test" } });
+    t = await DevnetUnderTest.start("ark-fault-proxy");
+    devnet = t.devnet;
   });
-  afterEach(async () => {
-    for (const c of clients) c.close();
-    await devnet.stop();
-  });
+  afterEach(() => t.stop());
 
   it("forwards every call unchanged while no fault is armed: answers, errors, and the mailbox stream", async () => {
     expect(devnet.arkProxyUrl).to.not.equal(devnet.arkUrl);
