@@ -9,7 +9,7 @@
  * | secrets | the secret key travels with each job to a thread of this process; nothing is stored, logged or reused |
  * | a job that throws | signed again in this thread, so the caller sees the original error |
  * | a thread that dies | its jobs are signed in this thread; a new thread starts on the next job |
- * | threads | `min(availableParallelism, 4)`, started on first use; an idle thread does not keep the process alive; 0 signs in this thread |
+ * | threads | `min(availableParallelism, 4)` (0 on one core), started when the server starts; an idle thread does not keep the process alive; 0 signs in this thread |
  *
  * One pool serves every server instance of the process ({@link sharedCosignPool}).
  */
@@ -231,8 +231,9 @@ function settleHere(p: Pending): void {
 
 let shared: CosignPool | undefined;
 
-/** The process-wide pool (`min(availableParallelism, 4)` threads). */
+/** The process-wide pool: `min(availableParallelism, 4)` threads, none on a single core (the messages would only add work there). */
 export function sharedCosignPool(): CosignPool {
-  shared ??= new CosignPool(Math.min(availableParallelism(), 4));
+  const cores = availableParallelism();
+  shared ??= new CosignPool(cores > 1 ? Math.min(cores, 4) : 0);
   return shared;
 }
