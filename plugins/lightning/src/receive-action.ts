@@ -4,10 +4,9 @@ import {
   reverseBytes, sha256, signAttestation, toHex, validateVtxo, vtxoId, vtxoIdString, type Vtxo, type VtxoPolicy,
 } from "@tender/ark-protocol";
 import { ArkClientClosedError, ArkServerRejectedError, type LightningReceiveAntiDos } from "@tender/ark-protocol/server";
-import { NoWalletKeysError, backUpVtxoIds, protocolNetworkOf } from "@tender/plugin-ark";
+import { arkKeySecrets, completeArkoorCosign, NoWalletKeysError, backUpVtxoIds, protocolNetworkOf } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
 import { decodeBolt11 } from "@tender/plugin-wallet";
-import { cosignPackage } from "./arkoor-cosign.js";
 import { HTLC_EXIT_STEP, receiveExitSteps, receiveHandoverDue } from "./htlc-exit-handover.js";
 import { ReceiveCancelRow } from "./receive-cancel-row.js";
 import type { LightningReceiveRail, LightningReceiveRailSource } from "./receive-rail.js";
@@ -315,7 +314,7 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
         const policy = claimPolicy(w, s);
         let claimed: Vtxo[];
         try {
-          claimed = await cosignPackage(w.keys, htlcs, htlcs.map((v) => ({ amount: v.amount, policy })), { requirePubkeyInputs: false },
+          claimed = await completeArkoorCosign(arkKeySecrets(w.keys), htlcs, htlcs.map((v) => ({ amount: v.amount, policy })), { requirePubkeyInputs: false },
             (parts) => w.server.claimLightningReceive({ paymentHash: fromHex(s.paymentHash), preimage: fromHex(s.preimage), parts }));
         } catch (e) {
           if (isNotReady(e)) throw e;

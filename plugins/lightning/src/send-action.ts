@@ -4,9 +4,8 @@ import {
   toHex, vtxoId, vtxoIdString, type Vtxo,
 } from "@tender/ark-protocol";
 import { ArkClientClosedError, ArkServerRejectedError } from "@tender/ark-protocol/server";
-import { mailboxAuthorization, NoWalletKeysError, VtxoNotSpendableError } from "@tender/plugin-ark";
+import { arkKeySecrets, completeArkoorCosign, mailboxAuthorization, NoWalletKeysError, VtxoNotSpendableError } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
-import { cosignPackage } from "./arkoor-cosign.js";
 import { HTLC_EXIT_STEP, sendExitSteps, sendHandoverDue } from "./htlc-exit-handover.js";
 import type { LightningRail, LightningRailSource } from "./lightning-rail.js";
 import { PaidInvoiceRow } from "./paid-invoice-row.js";
@@ -181,7 +180,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
             amountSat: BigInt(s.amountSat), feeSat: BigInt(s.feeSat), userPubkey: h, paymentHash: fromHex(s.paymentHash),
             htlcExpiry: s.htlcExpiry, change: s.changeAmounts.map(BigInt),
           });
-          signed = await cosignPackage(w.keys, inputs, outputs, { maxExitDepth: info.maxVtxoExitDepth || undefined },
+          signed = await completeArkoorCosign(arkKeySecrets(w.keys), inputs, outputs, { maxExitDepth: info.maxVtxoExitDepth || undefined },
             (parts) => w.server.requestLightningPayHtlcCosign(parts));
         } catch (e) {
           if (e instanceof ArkServerRejectedError || e instanceof ProtocolError) return { failed: message(e), state: s };
@@ -294,7 +293,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
         const htlcs = vtxosOf(s.htlcs);
         let back: Vtxo[];
         try {
-          back = await cosignPackage(w.keys, htlcs, revocationOutputs(htlcs, w.keys.deriveVtxoKey(s.revocationKeyIndex).publicKey),
+          back = await completeArkoorCosign(arkKeySecrets(w.keys), htlcs, revocationOutputs(htlcs, w.keys.deriveVtxoKey(s.revocationKeyIndex).publicKey),
             { requirePubkeyInputs: false }, (parts) => w.server.requestLightningPayHtlcRevocation(parts));
         } catch (e) {
           if (isNotReady(e)) throw e;
