@@ -85,23 +85,48 @@ async function handOver(w: LightningRail, actionId: string, htlcIds: string[], m
   if (movementId !== null) await w.movements.update(movementId, { exitedVtxos: htlcIds });
 }
 
-type SendStep = (s: LightningSendState, ctx: { id: string }) => Promise<StepOutcome<LightningSendState>>;
+/** The action state the hand-over steps read and write. */
+interface HtlcExitState {
+  paymentHash: string;
+  htlcs: string[] | null;
+  movementId: number | null;
+  lastError?: string;
+}
 
-/** The send action's hand-over steps. */
-export function sendExitSteps(rail: LightningRailSource): Record<string, SendStep> {
+type HtlcExitStep<S> = (s: S, ctx: { id: string }) => Promise<StepOutcome<S>>;
+
+/** What differs between a send's and a receive's hand-over. */
+interface HtlcExitRules<S extends HtlcExitState> {
+  /** "send" or "receive", for the log. */
+  readonly kind: string;
+  /** Why the HTLCs exit, for the log. */
+  readonly reason: string;
+  /** The step that asks the server again when the user canceled an exit. */
+  readonly askAgainStep: string;
+  /** The preimage the exits need (the receive's hash clause), if any. */
+  preimageOf(s: S): string | undefined;
+  /** The state once the HTLCs were handed over. */
+  handedOver(s: S, startedAt: number): S & HtlcExitMark;
+  /** Records that every exit was claimed by the wallet; returns the final state. */
+  claimed(w: LightningRail, s: S): Promise<S>;
+  /** Records that the server took an HTLC output on chain; returns the final state. */
+  spentElsewhere(w: LightningRail, s: S): Promise<S>;
+}
+
+/** The hand-over step and the step that follows the exits to their end. */
+function htlcExitSteps<S extends HtlcExitState>(rail: () => Promise<LightningRail>, rules: HtlcExitRules<S>): Record<string, HtlcExitStep<S>> {
   return {
     [HTLC_EXIT_STEP]: async (s, { id }) => {
       const w = await rail();
       const ids = htlcsOf(s.htlcs).map(vtxoIdString);
       try {
-        await handOver(w, id, ids, s.movementId);
+        await handOver(w, id, ids, s.movementId, rules.preimageOf(s));
       } catch (e) {
-        w.logger.warn(`lightning send ${s.paymentHash}: exiting the HTLC VTXOs: ${message(e)}`);
+        w.logger.warn(`lightning ${rules.kind} ${s.paymentHash}: exiting the HTLC VTXOs: ${message(e)}`);
         return { waitMs: HTLC_EXIT_CHECK_MS, state: { ...s, lastError: message(e) } };
       }
-      w.logger.warn(`lightning send ${s.paymentHash}: the server refuses to revoke the HTLCs near their expiry; exiting ${ids.length} HTLC VTXO(s) on chain`);
-      const state: LightningSendState & HtlcExitMark = { ...s, phase: "revocation-stuck", htlcExitStartedAt: await w.tipHeight().catch(() => 0) };
-      return { next: HTLC_EXIT_WAIT_STEP, state };
+      w.logger.warn(`lightning ${rules.kind} ${s.paymentHash}: ${rules.reason}; exiting ${ids.length} HTLC VTXO(s) on chain`);
+      return { next: HTLC_EXIT_WAIT_STEP, state: rules.handedOver(s, await w.tipHeight().catch(() => 0)) };
     },
     [HTLC_EXIT_WAIT_STEP]: async (s) => {
       const w = await rail();
@@ -110,54 +135,53 @@ export function sendExitSteps(rail: LightningRailSource): Record<string, SendSte
         case "in-progress":
           return { waitMs: HTLC_EXIT_CHECK_MS, state: s };
         case "canceled":
-          return { next: "revoke", state: { ...s, lastError: "the exit of the HTLC VTXOs was canceled; asking the server again" } };
+          return { next: rules.askAgainStep, state: { ...s, lastError: "the exit of the HTLC VTXOs was canceled; asking the server again" } };
         case "claimed":
-          if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
-          return { done: true, state: { ...s, phase: "revoked", lastError: undefined } };
+          return { done: true, state: await rules.claimed(w, s) };
         case "spent-elsewhere":
-          // only the server's preimage clause spends an HTLC-send output besides the wallet's refund
-          if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful" });
-          return { done: true, state: { ...s, phase: "paid", lastError: undefined } };
+          return { done: true, state: await rules.spentElsewhere(w, s) };
       }
     },
   };
 }
 
-type ReceiveStep = (s: LightningReceiveState, ctx: { id: string }) => Promise<StepOutcome<LightningReceiveState>>;
+/** The send action's hand-over steps. */
+export function sendExitSteps(rail: LightningRailSource): Record<string, HtlcExitStep<LightningSendState>> {
+  return htlcExitSteps<LightningSendState>(rail, {
+    kind: "send",
+    reason: "the server refuses to revoke the HTLCs near their expiry",
+    askAgainStep: "revoke",
+    preimageOf: () => undefined,
+    handedOver: (s, startedAt) => ({ ...s, phase: "revocation-stuck", htlcExitStartedAt: startedAt }),
+    claimed: async (w, s) => {
+      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
+      return { ...s, phase: "revoked", lastError: undefined };
+    },
+    spentElsewhere: async (w, s) => {
+      // only the server's preimage clause spends an HTLC-send output besides the wallet's refund
+      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful" });
+      return { ...s, phase: "paid", lastError: undefined };
+    },
+  });
+}
 
 /** The receive action's hand-over steps. */
-export function receiveExitSteps(rail: LightningReceiveRailSource): Record<string, ReceiveStep> {
-  return {
-    [HTLC_EXIT_STEP]: async (s, { id }) => {
-      const w = await rail();
-      const ids = htlcsOf(s.htlcs).map(vtxoIdString);
-      try {
-        await handOver(w, id, ids, s.movementId, s.preimage);
-      } catch (e) {
-        w.logger.warn(`lightning receive ${s.paymentHash}: exiting the HTLC VTXOs: ${message(e)}`);
-        return { waitMs: HTLC_EXIT_CHECK_MS, state: { ...s, lastError: message(e) } };
-      }
-      w.logger.warn(`lightning receive ${s.paymentHash}: the server refuses the claim near the HTLC expiry; exiting ${ids.length} HTLC VTXO(s) on chain`);
-      const state: LightningReceiveState & HtlcExitMark = { ...s, htlcExitStartedAt: await w.tipHeight().catch(() => 0) };
-      return { next: HTLC_EXIT_WAIT_STEP, state };
+export function receiveExitSteps(rail: LightningReceiveRailSource): Record<string, HtlcExitStep<LightningReceiveState>> {
+  return htlcExitSteps<LightningReceiveState>(rail, {
+    kind: "receive",
+    reason: "the server refuses the claim near the HTLC expiry",
+    askAgainStep: "claim",
+    preimageOf: (s) => s.preimage,
+    handedOver: (s, startedAt) => ({ ...s, htlcExitStartedAt: startedAt }),
+    claimed: async (w, s) => {
+      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful", metadata: { payment_preimage: s.preimage } });
+      return { ...s, phase: "settled", settledAtMs: s.settledAtMs ?? Date.now(), lastError: undefined };
     },
-    [HTLC_EXIT_WAIT_STEP]: async (s) => {
-      const w = await rail();
-      const ids = htlcsOf(s.htlcs).map(vtxoIdString);
-      switch (await outcomeOf(w, ids)) {
-        case "in-progress":
-          return { waitMs: HTLC_EXIT_CHECK_MS, state: s };
-        case "canceled":
-          return { next: "claim", state: { ...s, lastError: "the exit of the HTLC VTXOs was canceled; asking the server again" } };
-        case "claimed":
-          if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful", metadata: { payment_preimage: s.preimage } });
-          return { done: true, state: { ...s, phase: "settled", settledAtMs: s.settledAtMs ?? Date.now(), lastError: undefined } };
-        case "spent-elsewhere":
-          if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
-          return { done: true, state: { ...s, lastError: "the server took the HTLC VTXOs on chain before the wallet's claim" } };
-      }
+    spentElsewhere: async (w, s) => {
+      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
+      return { ...s, lastError: "the server took the HTLC VTXOs on chain before the wallet's claim" };
     },
-  };
+  });
 }
 
 /** Whether a receive's HTLCs were handed to the exits rail (its movement is then the hand-over's to finish). */
