@@ -74,7 +74,8 @@ export async function startDaemon(opts: { datadir?: string; args?: string[]; env
   let err = "";
   proc.stdout!.on("data", () => undefined);
   const port = await new Promise<number>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`tenderd did not start:\n${err}`)), opts.startTimeoutMs ?? 20_000);
+    // a daemon that did not start in time is killed: left running, it would outlive the test
+    const t = setTimeout(() => { proc.kill("SIGKILL"); reject(new Error(`tenderd did not start:\n${err}`)); }, opts.startTimeoutMs ?? 20_000);
     proc.stderr!.on("data", (d: Buffer) => {
       err += d.toString();
       const listening = /Server starting on http:\/\/[^\s]+:(\d+)/.exec(err);
