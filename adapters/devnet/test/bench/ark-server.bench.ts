@@ -145,6 +145,15 @@ async function serverRun(datadir: string | undefined): Promise<ServerRun> {
 }
 
 export default async function arkServerBench(): Promise<BenchReport> {
+  // the signing threads' rate, measured first: it also warms their code up, as in a server that has been running
+  const pool = sharedCosignPool();
+  const sk = new Uint8Array(randomBytes(32));
+  const user = newKey();
+  const batch = Array.from({ length: 64 }, () => {
+    const message = new Uint8Array(randomBytes(32));
+    return { secretKey: sk, pubkey: pubkeyFromSecret(sk), otherPubkey: user.pk, otherPubNonce: musigNonceGen({ pubkey: user.pk, secretKey: user.sk, message }).pubNonce, message };
+  });
+  const poolPerSec = (await measure(() => pool.sign(batch), 500)) * batch.length;
   const dir = mkdtempSync(join(tmpdir(), "ark-server-bench-"));
   const runs: [string, ServerRun][] = [];
   try {
@@ -161,23 +170,26 @@ export default async function arkServerBench(): Promise<BenchReport> {
       console.error(`CPU profile kept in ${file}`);
     });
   }
-  const pool = sharedCosignPool();
-  const sk = new Uint8Array(randomBytes(32));
-  const user = newKey();
-  const batch = Array.from({ length: 64 }, () => {
-    const message = new Uint8Array(randomBytes(32));
-    return { secretKey: sk, pubkey: pubkeyFromSecret(sk), otherPubkey: user.pk, otherPubNonce: musigNonceGen({ pubkey: user.pk, secretKey: user.sk, message }).pubNonce, message };
-  });
-  const poolPerSec = (await measure(() => pool.sign(batch), 500)) * batch.length;
   const signPerSec = (await rawSignRate()).perSec;
+  // as in the server: every request brings another user key, so its key aggregation is not memoised
+  const fresh = Array.from({ length: 512 }, () => {
+    const u = newKey();
+    const message = new Uint8Array(randomBytes(32));
+    return { secretKey: sk, pubkey: pubkeyFromSecret(sk), otherPubkey: u.pk, otherPubNonce: musigNonceGen({ pubkey: u.pk, secretKey: u.sk, message }).pubNonce, message };
+  });
+  let k = 0;
+  const freshPerSec = await measure(() => musigRespondCosignDeterministic(fresh[k++ % fresh.length]!), 500);
 
   const rows: BenchRow[] = [];
   for (const [name, r] of runs) {
     const served = (r.perSec * r.partialSigsPerRequest) / r.signPerSec;
-    const signMs = 1000 / r.signPerSec;
-    // at the goal the server serves 0.8 × raw rate / (partial sigs per request) requests/s: its
-    // thread's CPU per request must fit in that period
-    const budgetMs = (r.partialSigsPerRequest * signMs) / 0.8;
+    // at the goal one request may take (partial sigs per request) / 0.8 raw sign times of wall
+    // time; in CPU, one raw sign costs what the raw-rate thread spent on it
+    const signWallMs = 1000 / r.signPerSec;
+    const signCpuMs = signWallMs * r.rawCores;
+    const windowMs = (r.partialSigsPerRequest * signWallMs) / 0.8;
+    const totalCpuMs = r.serverCpuMs + r.signCpuMs + r.clientCpuMs;
+    const signs = (ms: number) => (ms / signCpuMs).toFixed(1);
     const n = Math.max(1, r.timings.requests);
     const per = (v: number) => (v / n).toFixed(2);
     const cats = categorize(r.profile);
@@ -188,15 +200,16 @@ export default async function arkServerBench(): Promise<BenchReport> {
       {
         name: `GOAL partial signatures served / raw partial signs ≥ 0.8 (${name})`,
         opsPerSec: served >= 0.8 ? 1 : 0,
-        note: `${served >= 0.8 ? "met" : "NOT MET"}: ${served.toFixed(2)}; the server's thread spends ${r.serverCpuMs.toFixed(2)} ms of CPU per request ` +
-          `(${(r.serverCpuMs / signMs).toFixed(1)} partial signs' worth) where the goal allows ${budgetMs.toFixed(2)} ms (${(budgetMs / signMs).toFixed(1)}) on it`,
+        note: `${served >= 0.8 ? "met" : "NOT MET"}: ${served.toFixed(2)}; CPU per request in raw partial signs' worth: server thread ${signs(r.serverCpuMs)}, ` +
+          `signing threads ${signs(r.signCpuMs)}, clients ${signs(r.clientCpuMs)}, in all ${signs(totalCpuMs)} where the goal's window holds ` +
+          `${(r.partialSigsPerRequest / 0.8).toFixed(1)} of the raw-rate thread's: the process needs ${(totalCpuMs / signCpuMs / (r.partialSigsPerRequest / 0.8)).toFixed(2)}× that thread's CPU and had ${(r.cores / r.rawCores).toFixed(2)}×`,
       },
       { name: `  arkoor cosign requests/s, ${CLIENTS} clients in their own thread`, opsPerSec: r.perSec, note: `${VTXOS} requests, ${r.partialSigsPerRequest} partial signatures each; raw one-thread rate around the burst ${r.signPerSec.toFixed(0)}/s` },
       {
         name: "  CPU ms/request: server thread + signing threads + clients' thread",
         opsPerSec: r.serverCpuMs + r.signCpuMs + r.clientCpuMs,
         note: `${r.serverCpuMs.toFixed(2)} + ${r.signCpuMs.toFixed(2)} + ${r.clientCpuMs.toFixed(2)}; the process had ${r.cores.toFixed(2)} cores during the burst ` +
-          `and needs ${((r.serverCpuMs + r.signCpuMs + r.clientCpuMs) / budgetMs).toFixed(2)} at the goal; the raw-rate thread had ${r.rawCores.toFixed(2)}; load average ${loadavg()[0]!.toFixed(1)}`,
+          `and needs ${(totalCpuMs / windowMs).toFixed(2)} at the goal; the raw-rate thread had ${r.rawCores.toFixed(2)}; load average ${loadavg()[0]!.toFixed(1)}`,
       },
       { name: "  server thread CPU ms/request (profiled burst) and its shares", opsPerSec: busy / VTXOS, note: top },
       {
@@ -208,7 +221,8 @@ export default async function arkServerBench(): Promise<BenchReport> {
     );
   }
   rows.push(
-    { name: "raw MuSig2 partial sign (deterministic, libsecp256k1 backend, one thread)", opsPerSec: signPerSec },
+    { name: "raw MuSig2 partial sign (deterministic, libsecp256k1 backend, one thread)", opsPerSec: signPerSec, note: "the goal's unit: the same keys every time (key aggregation memoised)" },
+    { name: "  the same with another user key each time (as the server's requests)", opsPerSec: freshPerSec, note: `${(signPerSec / freshPerSec).toFixed(2)}× the cost of the goal's unit` },
     { name: `raw MuSig2 partial sign on the server's ${pool.threads} signing threads`, opsPerSec: poolPerSec, note: `${(poolPerSec / signPerSec).toFixed(2)}× one thread` },
   );
   return { title: "Reference Ark server (adapters/devnet)", rows };
