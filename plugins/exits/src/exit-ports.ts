@@ -73,6 +73,8 @@ export interface ExitWallet {
   holdClaim(tx: WalletSignedTx): Promise<void>;
   /** The address of `script` on the wallet's network, or `undefined` when it has none. */
   addressOf(script: Uint8Array): Promise<string | undefined>;
+  /** The output script of a fresh address of this wallet (revealed and persisted). */
+  freshScript(): Promise<Uint8Array>;
 }
 
 /** A wallet VTXO as exits see it. */

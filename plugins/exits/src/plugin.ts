@@ -7,6 +7,7 @@ import { BalanceContributorsService, WalletKeysService, WalletSettingsService, w
 import type { ExitPorts } from "./exit-ports.js";
 import { exitRoutes } from "./exit-routes.js";
 import { exitKitRoute } from "./exit-kit-route.js";
+import { HtlcExitClaimer } from "./htlc-exit-claims.js";
 import { ExitService } from "./exit-service.js";
 import { EXITS_ENTITIES, EXITS_MIGRATIONS } from "./persistence/exit-rows.js";
 import { SqlExitStore } from "./persistence/sql-exit-store.js";
@@ -51,6 +52,7 @@ export const exitsPlugin = definePlugin({
     };
     const service = new ExitService(ports, new SqlExitStore(db), ctx.logger);
     const session = c.resolve(WalletSession);
+    const htlcClaims = new HtlcExitClaimer(service);
     ctx.get(BalanceContributorsService).contribute("pending_exit_sat", ctx.name, () => service.pendingExitSat());
     ctx.task(walletSyncTask({
       name: "exits.progress",
@@ -60,6 +62,8 @@ export const exitsPlugin = definePlugin({
         if (!session.isLoaded) return;
         const answer = await service.progress({ detectForeign: true });
         for (const e of answer.exits) if (e.error) ctx.logger.warn(`exit of VTXO ${e.vtxo_id}: ${JSON.stringify(e.error)}`);
+        // HTLC outputs are contested on chain: they are claimed as soon as they can be, unasked
+        await htlcClaims.claimDue().catch((e: unknown) => ctx.logger.warn(`claiming the exits of HTLC VTXOs: ${e instanceof Error ? e.message : String(e)}`));
       },
     }));
     // a recovery from the seed stores VTXOs whose own tx it found confirmed as exited: they get exits, so they end claimed

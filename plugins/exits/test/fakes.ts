@@ -130,6 +130,8 @@ export class FakeExitWorld {
   readonly fundRequests: Parameters<ExitPorts["wallet"]["fundChild"]>[0][] = [];
   readonly movements = new Map<number, string>();
   fastSatPerKvb = 20_000n;
+  /** Fresh wallet addresses handed out (for automatic claims). */
+  freshScripts = 0;
   private coinSeq = 0;
   /** The coin each child spends (a replacement re-spends its predecessor's; a release returns it). */
   private readonly coinOf = new Map<string, bigint>();
@@ -186,6 +188,10 @@ export class FakeExitWorld {
       ownsScript: async () => false,
       holdClaim: async () => undefined,
       addressOf: async () => "bcrt1ptest",
+      freshScript: async () => {
+        this.freshScripts++;
+        return fromHex("5120" + "66".repeat(32));
+      },
     },
     vtxos: {
       get: async (id) => {

@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { exitPlan, fromHex, htlcSendPolicy, pubkeyFromSecret, reverseBytes, sha256, toHex, decodeTx, encodeTx, txidHex, type Vtxo } from "@tender/ark-protocol";
 import { ExitService } from "../src/exit-service.js";
 import { claimExits } from "../src/exit-claim.js";
+import { HtlcExitClaimer } from "../src/htlc-exit-claims.js";
 import { MemoryExitStore } from "../src/exit-records.js";
 import { EXIT_DELTA, FakeExitWorld, USER_SECRET, logger, signedBoardVtxo } from "./fakes.js";
 
@@ -95,6 +96,34 @@ describe("exits of HTLC VTXOs an action holds (HTLC-send refund, HTLC-recv claim
     world.chain.mine(1);
     await service.progress();
     expect(await service.outcome(id)).to.equal("claimed");
+  });
+
+  it("claims HTLC exits unasked once claimable (HTLC-recv with the preimage, to one fresh wallet address), never a board's exit", async () => {
+    const recv = signedBoardVtxo(60_000n, 8);
+    const id = hold(withPolicy(recv.vtxo, { type: "server-htlc-receive-v1", userPubkey: U, paymentHash: HASH, htlcExpiry: world.chain.height + 500, htlcExpiryDelta: 6 }), recv.fundingTxid);
+    await service.startHeld({ vtxoIds: [id], holder: HOLDER, preimage: PREIMAGE });
+    const board = signedBoardVtxo(40_000n, 9);
+    world.chain.confirmedOutside(board.fundingTxid);
+    const boardId = world.add(board.vtxo);
+    world.coins.push(500_000n); // a second coin for the board's CPFP child
+    await service.start([boardId]);
+    const claimer = new HtlcExitClaimer(service);
+    // nothing claimable yet: no claim, no address used
+    expect(await claimer.claimDue()).to.deep.equal([]);
+    expect(world.freshScripts).to.equal(0);
+    await progressUntil(id, "claimable");
+    await progressUntil(boardId, "claimable");
+    expect(await claimer.claimDue()).to.deep.equal([id]);
+    expect(world.freshScripts).to.equal(1);
+    const tx = claimTx(id);
+    expect(toHex(tx.outputs[0]!.script)).to.equal("5120" + "66".repeat(32));
+    expect(toHex(tx.inputs[0]!.witness[1]!)).to.equal(toHex(PREIMAGE));
+    world.chain.mine(1);
+    await service.progress();
+    expect(await service.outcome(id)).to.equal("claimed");
+    // the board's exit waits for the user's claim, as barkd's
+    expect(await claimer.claimDue()).to.deep.equal([]);
+    expect((await stateOf(boardId)).type).to.equal("claimable");
   });
 
   it("refuses a preimage of another payment hash and a VTXO the caller does not hold, registering nothing", async () => {

@@ -59,6 +59,10 @@ export function onchainExitWallet(onchain: WalletService<OnchainWallet>): ExitWa
     async holdClaim(tx) {
       await (await wallet()).hold(tx);
     },
+    async freshScript() {
+      const w = await wallet();
+      return new Uint8Array(btcAddress.toOutputScript(await w.nextAddress(), w.keychain.network));
+    },
     async addressOf(script) {
       try {
         return btcAddress.fromOutputScript(script, (await wallet()).keychain.network);
