@@ -9,6 +9,7 @@
  * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
 import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
+import { NativeSqlite } from "./native-sqlite.js";
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
 import { arkServerLightningMigration } from "./lightning/lightning-migration.js";
@@ -93,7 +94,7 @@ const serial = (d: SqlDialect) => (d === "postgresql" ? "bigserial primary key" 
 
 /** A spend waiting for the next group commit. */
 interface QueuedSpend {
-  readonly write: (sql: Sql) => Promise<void>;
+  readonly statements: () => Statements;
   readonly resolve: () => void;
   readonly reject: (e: unknown) => void;
 }
@@ -137,6 +138,70 @@ function toVtxo(r: Row): StoredVtxo {
   };
 }
 
+const INSERT_VTXO = "insert into ark_server_vtxo (vtxo_id, vtxo, state, user_pubkey, policy_type, created_at) values (?, ?, ?, ?, ?, ?) on conflict do nothing";
+const insertVtxoParams = (v: NewVtxo) => [v.id, buf(v.bytes), v.state, v.userPubkey, v.policyType, now()];
+const INSERT_TX =
+  "insert into ark_server_tx as t (txid, tx, signed, is_funding) values (?, ?, ?, ?) on conflict (txid) do update set tx = case when t.signed = 1 then t.tx else excluded.tx end, signed = case when t.signed = 1 then 1 else excluded.signed end";
+const insertTxParams = (t: StoredTx) => [t.txid, buf(t.raw), t.signed ? 1 : 0, t.isFunding ? 1 : 0];
+
+/** One statement of a write that runs on either connection ({@link runStatements}, {@link runStatementsNow}). */
+interface Statement {
+  readonly query: string;
+  readonly params: readonly unknown[];
+  readonly method: "all" | "run";
+}
+/** What a {@link Statement} gives back: rows (`all`) or the count of changed rows (`run`). */
+type StatementResult = Row[] & { affectedRows?: number };
+/** A write as a sequence of statements, each chosen after the previous one's result. */
+type Statements = Generator<Statement, void, StatementResult>;
+
+/** Runs `statements` through MikroORM (`sql`). */
+async function runStatements(sql: Sql, statements: Statements): Promise<void> {
+  for (let step = statements.next(); !step.done; ) {
+    const { query, params, method } = step.value;
+    const r = await sql.execute(query, [...params], method);
+    step = statements.next(method === "all" ? (r as StatementResult) : Object.assign([], { affectedRows: (r as { affectedRows?: number }).affectedRows ?? 0 }));
+  }
+}
+
+/** Runs `statements` on the SQLite connection itself, at once (prepared statements). */
+function runStatementsNow(native: NativeSqlite, statements: Statements): void {
+  for (let step = statements.next(); !step.done; ) {
+    const { query, params, method } = step.value;
+    step = statements.next(method === "all" ? (native.execute(query, params, "all") as StatementResult) : Object.assign([], native.execute(query, params, "run")));
+  }
+}
+
+/**
+ * The statements of one arkoor spend ({@link ArkServerStore.recordArkoorSpend}): the checkpoint
+ * outputs inserted as spent by their arkoor txs (or already so), the inputs flipped from
+ * `spendable` (or already spent by the same txid), the txs and the outputs inserted. Throws
+ * {@link DoubleSpendError} on a conflict (the caller's transaction rolls back).
+ */
+function* arkoorSpendStatements(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Statements {
+  for (const c of internal) {
+    const rows = yield { query: "select oor_spent_txid from ark_server_vtxo where vtxo_id = ?", params: [c.vtxo.id], method: "all" };
+    if (rows[0] && String(rows[0].oor_spent_txid) !== c.spentBy) throw new DoubleSpendError(c.inputId);
+    if (!rows[0]) {
+      yield {
+        query: "insert into ark_server_vtxo (vtxo_id, vtxo, state, oor_spent_txid, user_pubkey, policy_type, created_at) values (?, ?, 'spent', ?, null, ?, ?)",
+        params: [c.vtxo.id, buf(c.vtxo.bytes), c.spentBy, c.vtxo.policyType, now()],
+        method: "run",
+      };
+    }
+  }
+  for (const i of inputs) {
+    const r = yield {
+      query: "update ark_server_vtxo set state = 'spent', oor_spent_txid = ? where vtxo_id = ? and (state = 'spendable' or (state = 'spent' and oor_spent_txid = ?))",
+      params: [i.spendTxid, i.id, i.spendTxid],
+      method: "run",
+    };
+    if (r.affectedRows !== 1) throw new DoubleSpendError(i.id);
+  }
+  for (const t of txs) yield { query: INSERT_TX, params: insertTxParams(t), method: "run" };
+  for (const v of outputs) yield { query: INSERT_VTXO, params: insertVtxoParams(v), method: "run" };
+}
+
 /** The server's database. */
 export class ArkServerStore {
   private readonly writer = new AsyncLock();
@@ -145,6 +210,8 @@ export class ArkServerStore {
   private constructor(
     private readonly db: Database,
     private readonly tablePrefix: string,
+    /** The SQLite connection itself, for the group commit of spends (undefined on PostgreSQL). */
+    private readonly native: NativeSqlite | undefined,
   ) {}
 
   /** Qualifies the table names of a statement with the schema. */
@@ -153,11 +220,13 @@ export class ArkServerStore {
     return { execute: (q, params, method) => sql.execute(q.replace(/(?<![."\w])(ark_server_\w+)\b/g, `${this.tablePrefix}$1`), params, method) };
   }
 
-  /** Opens (and migrates) the store. */
-  static async open(location: DatabaseLocation, logger: Logger): Promise<ArkServerStore> {
+  /** Opens (and migrates) the store. On SQLite, spends are written with prepared statements on the connection itself unless `preparedSpends` is false. */
+  static async open(location: DatabaseLocation, logger: Logger, opts: { preparedSpends?: boolean } = {}): Promise<ArkServerStore> {
     const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration] }, logger);
     await db.open(location);
-    return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "");
+    // `preparedSpends: false` writes spends through MikroORM on SQLite too (as on PostgreSQL)
+    const native = location.dialect === "sqlite" && opts.preparedSpends !== false ? await NativeSqlite.of(db.em().getConnection()) : undefined;
+    return new ArkServerStore(db, location.dialect === "postgresql" ? `"${location.schema}".` : "", native);
   }
 
   async close(): Promise<void> {
@@ -218,27 +287,11 @@ export class ArkServerStore {
   }
 
   private insertVtxos(sql: Sql, vtxos: readonly NewVtxo[]): Promise<unknown[]> {
-    return Promise.all(
-      vtxos.map((v) =>
-        sql.execute(
-          "insert into ark_server_vtxo (vtxo_id, vtxo, state, user_pubkey, policy_type, created_at) values (?, ?, ?, ?, ?, ?) on conflict do nothing",
-          [v.id, buf(v.bytes), v.state, v.userPubkey, v.policyType, now()],
-          "run",
-        ),
-      ),
-    );
+    return Promise.all(vtxos.map((v) => sql.execute(INSERT_VTXO, insertVtxoParams(v), "run")));
   }
 
   private insertTxs(sql: Sql, txs: readonly StoredTx[]): Promise<unknown[]> {
-    return Promise.all(
-      txs.map((t) =>
-        sql.execute(
-          "insert into ark_server_tx as t (txid, tx, signed, is_funding) values (?, ?, ?, ?) on conflict (txid) do update set tx = case when t.signed = 1 then t.tx else excluded.tx end, signed = case when t.signed = 1 then 1 else excluded.signed end",
-          [t.txid, buf(t.raw), t.signed ? 1 : 0, t.isFunding ? 1 : 0],
-          "run",
-        ),
-      ),
-    );
+    return Promise.all(txs.map((t) => sql.execute(INSERT_TX, insertTxParams(t), "run")));
   }
 
   /** Registers a board: its funding tx and the VTXO as spendable. Re-registration changes nothing. */
@@ -263,7 +316,7 @@ export class ArkServerStore {
    */
   recordArkoorSpend(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.spendQueue.push({ write: (sql) => this.writeArkoorSpend(sql, inputs, internal, outputs, txs), resolve, reject });
+      this.spendQueue.push({ statements: () => arkoorSpendStatements(inputs, internal, outputs, txs), resolve, reject });
       if (this.spendQueue.length === 1) setImmediate(() => void this.writer.run(() => this.flushSpends()));
     });
   }
@@ -273,15 +326,24 @@ export class ArkServerStore {
 
   private spendQueue: QueuedSpend[] = [];
 
-  /** Writes the queued spends (runs as the writer). */
+  /**
+   * Writes the queued spends (runs as the writer): on SQLite with prepared statements in one
+   * synchronous transaction, else (PostgreSQL, or the connection unexpectedly inside a
+   * transaction) through MikroORM.
+   */
   private async flushSpends(): Promise<void> {
     const batch = this.spendQueue;
     this.spendQueue = [];
+    const native = this.native?.inTransaction === false ? this.native : undefined;
+    const group = (items: readonly QueuedSpend[]): Promise<void> =>
+      native
+        ? Promise.resolve().then(() => native.transaction(() => items.forEach((b) => runStatementsNow(native, b.statements()))))
+        : this.transaction(async (sql) => {
+            for (const b of items) await runStatements(sql, b.statements());
+          });
     if (batch.length > 1) {
       try {
-        await this.transaction(async (sql) => {
-          for (const b of batch) await b.write(sql);
-        });
+        await group(batch);
         this.spendCommits.commits++;
         this.spendCommits.spends += batch.length;
         for (const b of batch) b.resolve();
@@ -292,7 +354,7 @@ export class ArkServerStore {
     }
     for (const b of batch) {
       try {
-        await this.transaction(b.write);
+        await group([b]);
         this.spendCommits.commits++;
         this.spendCommits.spends++;
         b.resolve();
@@ -300,30 +362,6 @@ export class ArkServerStore {
         b.reject(e);
       }
     }
-  }
-
-  private async writeArkoorSpend(sql: Sql, inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
-    for (const c of internal) {
-      const rows = await this.all(sql, "select oor_spent_txid from ark_server_vtxo where vtxo_id = ?", [c.vtxo.id]);
-      if (rows[0] && String(rows[0].oor_spent_txid) !== c.spentBy) throw new DoubleSpendError(c.inputId);
-      if (!rows[0]) {
-        await sql.execute(
-          "insert into ark_server_vtxo (vtxo_id, vtxo, state, oor_spent_txid, user_pubkey, policy_type, created_at) values (?, ?, 'spent', ?, null, ?, ?)",
-          [c.vtxo.id, buf(c.vtxo.bytes), c.spentBy, c.vtxo.policyType, now()],
-          "run",
-        );
-      }
-    }
-    for (const i of inputs) {
-      const n = await this.affected(
-        sql,
-        "update ark_server_vtxo set state = 'spent', oor_spent_txid = ? where vtxo_id = ? and (state = 'spendable' or (state = 'spent' and oor_spent_txid = ?))",
-        [i.spendTxid, i.id, i.spendTxid],
-      );
-      if (n !== 1) throw new DoubleSpendError(i.id);
-    }
-    await this.insertTxs(sql, txs);
-    await this.insertVtxos(sql, outputs);
   }
 
   /**

@@ -7,7 +7,7 @@ const vtxo = (id: string, state: NewVtxo["state"] = "spendable"): NewVtxo => ({ 
 const id = (n: number) => `${n.toString(16).padStart(64, "0")}:0`;
 
 /** The same store suite on one backend. */
-function storeSuite(backend: string, location: () => DatabaseLocation | undefined): void {
+function storeSuite(backend: string, location: () => DatabaseLocation | undefined, opts: { preparedSpends?: boolean } = {}): void {
   describe(`ark server store on ${backend} (spend states, no double spend)`, function () {
     this.timeout(30_000);
     let store: ArkServerStore;
@@ -21,7 +21,7 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
     beforeEach(async () => {
       const loc = location()!;
       schema = loc.dialect === "postgresql" ? loc.schema : undefined;
-      store = await ArkServerStore.open(loc, silentLogger);
+      store = await ArkServerStore.open(loc, silentLogger, opts);
     });
     afterEach(async () => {
       await store?.close();
@@ -131,5 +131,6 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
 }
 
 storeSuite("SQLite", () => ({ dialect: "sqlite", path: ":memory:" }));
+storeSuite("SQLite, spends through MikroORM", () => ({ dialect: "sqlite", path: ":memory:" }), { preparedSpends: false });
 const pgSchema = `ark_server_test_${randomBytes(4).toString("hex")}`;
 storeSuite("PostgreSQL", () => (process.env.TENDER_TEST_PG_URL ? { dialect: "postgresql", url: process.env.TENDER_TEST_PG_URL, schema: pgSchema } : undefined));
