@@ -109,8 +109,8 @@ interface HtlcExitRules<S extends HtlcExitState> {
   handedOver(s: S, startedAt: number): S & HtlcExitMark;
   /** Records that every exit was claimed by the wallet; returns the final state. */
   claimed(w: LightningRail, s: S): Promise<S>;
-  /** Records that the server took an HTLC output on chain; returns the final state. */
-  spentElsewhere(w: LightningRail, s: S): Promise<S>;
+  /** Records that the server took an HTLC output on chain; returns the final state, and why the action failed if it did. */
+  spentElsewhere(w: LightningRail, s: S): Promise<{ state: S; failed?: string }>;
 }
 
 /** The hand-over step and the step that follows the exits to their end. */
@@ -138,8 +138,10 @@ function htlcExitSteps<S extends HtlcExitState>(rail: () => Promise<LightningRai
           return { next: rules.askAgainStep, state: { ...s, lastError: "the exit of the HTLC VTXOs was canceled; asking the server again" } };
         case "claimed":
           return { done: true, state: await rules.claimed(w, s) };
-        case "spent-elsewhere":
-          return { done: true, state: await rules.spentElsewhere(w, s) };
+        case "spent-elsewhere": {
+          const end = await rules.spentElsewhere(w, s);
+          return end.failed !== undefined ? { failed: end.failed, state: end.state } : { done: true, state: end.state };
+        }
       }
     },
   };
@@ -160,7 +162,7 @@ export function sendExitSteps(rail: LightningRailSource): Record<string, HtlcExi
     spentElsewhere: async (w, s) => {
       // only the server's preimage clause spends an HTLC-send output besides the wallet's refund
       if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful" });
-      return { ...s, phase: "paid", lastError: undefined };
+      return { state: { ...s, phase: "paid", lastError: undefined } };
     },
   });
 }
@@ -179,7 +181,9 @@ export function receiveExitSteps(rail: LightningReceiveRailSource): Record<strin
     },
     spentElsewhere: async (w, s) => {
       if (s.movementId !== null) await w.movements.update(s.movementId, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 });
-      return { ...s, lastError: "the server took the HTLC VTXOs on chain before the wallet's claim" };
+      // the receive ends (failed, its movement failed): it no longer reads as preimage-revealed
+      const lost = "the server took the HTLC VTXOs on chain before the wallet's claim";
+      return { state: { ...s, lastError: lost }, failed: lost };
     },
   });
 }

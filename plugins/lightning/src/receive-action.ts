@@ -7,7 +7,7 @@ import { ArkClientClosedError, ArkServerRejectedError, type LightningReceiveAnti
 import { arkKeySecrets, completeArkoorCosign, NoWalletKeysError, backUpVtxoIds, protocolNetworkOf } from "@tender/plugin-ark";
 import type { Movement } from "@tender/plugin-history";
 import { decodeBolt11 } from "@tender/plugin-wallet";
-import { HTLC_EXIT_STEP, receiveExitSteps, receiveHandoverDue } from "./htlc-exit-handover.js";
+import { HTLC_EXIT_STEP, handedOver, receiveExitSteps, receiveHandoverDue } from "./htlc-exit-handover.js";
 import { ReceiveCancelRow } from "./receive-cancel-row.js";
 import type { LightningReceiveRail, LightningReceiveRailSource } from "./receive-rail.js";
 import type { LightningReceiveState } from "./receive-state.js";
@@ -400,7 +400,8 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
     onEnd: async (_id, outcome, s) => {
       const w = await rail();
       await dropCancelRequest(w, s);
-      if (outcome === "failed" && s.movementId !== null) {
+      // a receive whose HTLCs went on chain has its movement finished by the hand-over's steps
+      if (outcome === "failed" && s.movementId !== null && !handedOver(s)) {
         await w.movements.update(s.movementId, { status: "canceled", effectiveBalanceSat: 0, offchainFeeSat: 0 });
       }
     },

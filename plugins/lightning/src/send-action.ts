@@ -298,8 +298,11 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
         } catch (e) {
           if (isNotReady(e)) throw e;
           // it was paid after all, if the payment spent these HTLCs: the refusal quotes the hash's preimage,
-          // which another payer's payment of the same invoice reveals as well
-          const quoted = s.initiateRefused === undefined && s.paidByAnother === undefined ? preimageInRefusal(s, e) : undefined;
+          // which another payer's payment of the same invoice reveals as well, so the server's spend state
+          // of this send's own HTLCs decides — also after a refused initiate (a replay of our own attempt,
+          // sent before a crash, may be refused while that attempt goes through) or an earlier reading
+          // that another payer had paid
+          const quoted = preimageInRefusal(s, e);
           if (quoted) {
             const evidence = await evidenceOf(w, s);
             if (evidence === "taken") return { next: "settle", state: { ...s, preimage: quoted } };

@@ -133,7 +133,7 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
     htlcs: htlcs.map((v) => toHex(encodeVtxo(v))), movementId: 9, claimAttempts: 2, claimed: null, settledAtMs: null,
   });
 
-  it("receive: the preimage goes with the HTLC-recv VTXOs; claimed on chain → movement successful with the preimage, settled; taken by the server → failed with effective 0", async () => {
+  it("receive: the preimage goes with the HTLC-recv VTXOs; claimed on chain → movement successful with the preimage, settled; taken by the server → the receive fails (no longer preimage-revealed), movement failed with effective 0", async () => {
     const htlcs = [recvHtlc(600)];
     const id = vtxoIdString(htlcs[0]!);
     const steps = receiveExitSteps(async () => rail());
@@ -149,7 +149,7 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
 
     outcomes.set(id, "spent-elsewhere");
     const lost = await steps[HTLC_EXIT_WAIT_STEP]!(s, { id: "lightning.receive:y" });
-    expect(lost).to.deep.include({ done: true });
+    expect(lost).to.deep.include({ failed: "the server took the HTLC VTXOs on chain before the wallet's claim" });
     expect(seen.updates.at(-1)).to.deep.equal([9, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 }]);
   });
 

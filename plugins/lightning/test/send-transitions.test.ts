@@ -202,13 +202,22 @@ describe("Lightning send action: the step transitions over fakes", () => {
       expect((wrong as { state: LightningSendState }).state.phase).to.equal("revocation-stuck");
     });
 
-    it("after a refused initiate, a refusal quoting the preimage (another payer settled the invoice) is not this send's payment: retried, never paid", async () => {
+    it("after a refused initiate, a refusal quoting the preimage is this send's payment only if its own HTLC is spent: still spendable or unknown → retried, never paid; spent → paid", async () => {
       const s = state({ phase: "revocable-htlcs", revocationKeyIndex: 40, initiateRefused: "payment already in progress for this invoice" });
       server.requestLightningPayHtlcRevocation = async () => { throw rejected(`invoice has already been paid, preimage: ${toHex(preimage)}`); };
+      // another payer settled the invoice: our HTLC is still ours
+      htlcSpendState("spendable");
       const refused = await runRevoke(s);
       expect(refused).to.deep.include({ waitMs: SERVER_RETRY_MS });
       expect((refused as { state: LightningSendState }).state).to.deep.include({ phase: "revocation-stuck", preimage: null });
+      htlcSpendState(() => { throw unavailable(); });
+      expect(await runRevoke(s)).to.deep.include({ waitMs: SERVER_RETRY_MS });
       expect(seen.spent, "no HTLC counted as spent").to.deep.equal([]);
+      // our own attempt, sent before a crash and refused on its replay, went through: the server spent our HTLC
+      htlcSpendState("spent");
+      expect(await runRevoke(s)).to.deep.equal({ next: "settle", state: { ...s, preimage: toHex(preimage) } });
+      // the same after an earlier reading that another payer had paid
+      expect(await runRevoke({ ...s, initiateRefused: undefined, paidByAnother: "paid by another payer" })).to.deep.include({ next: "settle" });
     });
 
     it("a refusal quoting the preimage while the HTLC is still spendable (another payer settled the invoice) is not this send's payment: stuck, marked paid by another", async () => {
