@@ -149,6 +149,16 @@ async function cancelOnServer(w: LightningReceiveRail, s: LightningReceiveState)
   });
 }
 
+/** When the server's own invoice expires (its BOLT11 expiry), epoch ms; 0 when the invoice does not decode. */
+function serverExpiryMs(s: LightningReceiveState): number {
+  try {
+    const d = decodeBolt11(s.invoice ?? "");
+    return (d.timestamp + Number(d.expirySeconds ?? BOLT11_DEFAULT_EXPIRY_SECS)) * 1000;
+  } catch {
+    return 0;
+  }
+}
+
 async function dropCancelRequest(w: LightningReceiveRail, s: LightningReceiveState): Promise<void> {
   await w.db.em().nativeDelete(ReceiveCancelRow, { paymentHash: s.paymentHash });
 }
@@ -230,7 +240,16 @@ export function lightningReceiveAction(rail: LightningReceiveRailSource): Action
             return { failed: "the server reports the receive settled before the wallet claimed it", state: s };
           default:
             if (s.invoiceExpiresAtMs !== null && Date.now() > s.invoiceExpiresAtMs + EXPIRED_GRACE_MS) {
-              await w.server.cancelLightningReceive(hash).catch(() => undefined);
+              try {
+                await w.server.cancelLightningReceive(hash);
+              } catch (e) {
+                if (isNotReady(e)) throw e;
+                // an expiry chosen shorter than the server's leaves the invoice payable on the server until it is
+                // canceled there: a payer would have its HTLCs held for a receive the wallet dropped, so the
+                // cancel is asked again until the server takes it, or its own expiry has passed too
+                const gone = e instanceof ArkServerRejectedError && /not found/i.test(e.message);
+                if (!gone && Date.now() <= serverExpiryMs(s) + EXPIRED_GRACE_MS) return retryLater(s, e, AWAIT_INTERVAL_MS);
+              }
               return { failed: "invoice expired unpaid", state: s };
             }
             return { waitMs: AWAIT_INTERVAL_MS, state: s };

@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import { Database, silentLogger } from "@tender/core";
 import { arkId, encodeArkAddress, encodeVtxo, pubkeyFromSecret, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
-import type { PrepareLightningReceiveClaimRequest, StartLightningReceiveRequest } from "@tender/ark-protocol/server";
+import { ArkServerRejectedError, type PrepareLightningReceiveClaimRequest, type StartLightningReceiveRequest } from "@tender/ark-protocol/server";
 import { decodeBolt11 } from "@tender/plugin-wallet";
 import { EXPIRY_SECS_REFUSED, LightningReceiver, parseExpirySecs } from "../src/lightning-receiver.js";
 import { AWAIT_INTERVAL_MS, EXPIRED_GRACE_MS, MAX_EXPIRY_SECS, lightningReceiveAction } from "../src/receive-action.js";
@@ -17,6 +17,9 @@ const otherAddress = () => encodeArkAddress({
   testnet: true, arkId: arkId(SERVER.pk), policy: { type: "pubkey", userPubkey: pubkeyFromSecret(secret()) },
   deliveries: [{ type: "server-mailbox", blindedId: pubkeyFromSecret(secret()) }],
 });
+const rejected = (serverMessage: string) => new ArkServerRejectedError(
+  { method: "/bark_server.ArkService/CancelLightningReceive", code: 5, status: "NOT_FOUND", serverMessage, identifiers: [] }, {},
+);
 const refusal = async (p: Promise<unknown>) => {
   try {
     await p;
@@ -133,6 +136,30 @@ describe("Lightning receive: the caller's invoice expiry (expiry_secs), barkd's 
     const same = setup();
     await same.receiver.createInvoice({ amountSat: 10_000n, expirySecs: 3_600 });
     expect([...same.engine.rows.values()][0]!.step, "the server's own expiry is allowed").to.equal("await");
+  });
+
+  it("past the chosen expiry, a cancel the server did not take is asked again until it does (the server's invoice is still payable); past the server's own expiry, or for a receive it no longer knows, the receive is dropped", async () => {
+    const { receiver, engine } = setup();
+    await receiver.createInvoice({ amountSat: 10_000n, expirySecs: 120 });
+    const s = row(engine).state;
+    const step = lightningReceiveAction(async () => setup().rail).steps.await!;
+    const past = { ...s, invoiceExpiresAtMs: Date.now() - EXPIRED_GRACE_MS - 1_000 };
+    server.cancelLightningReceive = async () => { calls.push("cancel"); throw new Error("connection reset"); };
+    const again = await step(past, { id: "x" });
+    expect(again).to.deep.include({ waitMs: AWAIT_INTERVAL_MS });
+    expect((again as { state: LightningReceiveState }).state.lastError).to.match(/connection reset/);
+    expect(calls.filter((c) => c === "cancel")).to.have.length(1);
+    // the server's own expiry (its BOLT11 expiry) passed too: nothing can pay it any more
+    const decoded = decodeBolt11(s.invoice!);
+    const realNow = Date.now;
+    Date.now = () => (decoded.timestamp + 3_600) * 1000 + EXPIRED_GRACE_MS + 1_000;
+    try {
+      expect(await step(past, { id: "x" })).to.deep.include({ failed: "invoice expired unpaid" });
+    } finally {
+      Date.now = realNow;
+    }
+    server.cancelLightningReceive = async () => { calls.push("cancel"); throw rejected("receive not found"); };
+    expect(await step(past, { id: "x" })).to.deep.include({ failed: "invoice expired unpaid" });
   });
 
   it("a payment the server holds before the chosen expiry is received as any other", async () => {
