@@ -14,9 +14,10 @@
  * A user canceling the exit sends the action back to asking the server.
  */
 import type { StepOutcome } from "@tender/core";
-import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { decodeVtxo, fromHex, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { HeldExitOutcome } from "@tender/plugin-ark";
 import type { LightningRail } from "./lightning-rail.js";
+import { recordPaidInvoice } from "./paid-invoice-row.js";
 import type { LightningReceiveRailSource } from "./receive-rail.js";
 import type { LightningReceiveState } from "./receive-state.js";
 import type { LightningRailSource } from "./lightning-rail.js";
@@ -160,9 +161,18 @@ export function sendExitSteps(rail: LightningRailSource): Record<string, HtlcExi
       return { ...s, phase: "revoked", lastError: undefined };
     },
     spentElsewhere: async (w, s) => {
-      // only the server's preimage clause spends an HTLC-send output besides the wallet's refund
-      if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful" });
-      return { state: { ...s, phase: "paid", lastError: undefined } };
+      // only the server's preimage clause spends an HTLC-send output besides the wallet's refund: the
+      // server was paid, and tells the preimage (the proof of payment, which refuses paying the invoice again)
+      const preimage = await w.server.checkLightningPayment(fromHex(s.paymentHash), false).then(
+        (st) => (st.status === "success" && st.preimage !== undefined && toHex(sha256(st.preimage)) === s.paymentHash ? toHex(st.preimage) : undefined),
+        () => undefined,
+      );
+      await w.db.transaction(async () => {
+        if (preimage !== undefined) await recordPaidInvoice(w.db, { paymentHash: s.paymentHash, invoice: s.invoice, preimage });
+        if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful", ...(preimage !== undefined ? { metadata: { payment_preimage: preimage } } : {}) });
+      });
+      if (preimage === undefined) w.logger.warn(`lightning send ${s.paymentHash}: paid on chain (the server took the HTLC), but the server did not tell the preimage`);
+      return { state: { ...s, phase: "paid", preimage: preimage ?? s.preimage, lastError: undefined } };
     },
   });
 }

@@ -1,5 +1,5 @@
 import { Entity, PrimaryKey, Property } from "@mikro-orm/decorators/legacy";
-import { defineMigration } from "@tender/core";
+import { defineMigration, type Database } from "@tender/core";
 
 /**
  * One row of `lightning_paid_invoice`: an invoice this wallet paid, with the preimage the server
@@ -20,6 +20,14 @@ export class PaidInvoiceRow {
 
   @Property({ type: "bigint", fieldName: "paid_at_ms" })
   paidAtMs!: bigint;
+}
+
+/** Records `invoice` paid with `preimage` (kept when already recorded); joins the caller's transaction. */
+export async function recordPaidInvoice(db: Database, paid: { paymentHash: string; invoice: string; preimage: string }): Promise<void> {
+  const em = db.em();
+  if (await em.findOne(PaidInvoiceRow, { paymentHash: paid.paymentHash })) return;
+  em.create(PaidInvoiceRow, { ...paid, paidAtMs: BigInt(Date.now()) });
+  await em.flush();
 }
 
 /** Creates `lightning_paid_invoice` (SQLite and PostgreSQL). */

@@ -8,7 +8,7 @@ import { arkKeySecrets, completeArkoorCosign, mailboxAuthorization, NoWalletKeys
 import type { Movement } from "@tender/plugin-history";
 import { HTLC_EXIT_STEP, sendExitSteps, sendHandoverDue } from "./htlc-exit-handover.js";
 import type { LightningRail, LightningRailSource } from "./lightning-rail.js";
-import { PaidInvoiceRow } from "./paid-invoice-row.js";
+import { recordPaidInvoice } from "./paid-invoice-row.js";
 import { htlcEvidence, type HtlcEvidence } from "./send-htlc-evidence.js";
 import type { LightningSendState } from "./send-state.js";
 
@@ -272,11 +272,7 @@ export function lightningSendAction(rail: LightningRailSource): ActionDefinition
         const w = await rail();
         const htlcIds = vtxosOf(s.htlcs).map(vtxoIdString);
         await w.db.transaction(async () => {
-          const em = w.db.em();
-          if (!(await em.findOne(PaidInvoiceRow, { paymentHash: s.paymentHash }))) {
-            em.create(PaidInvoiceRow, { paymentHash: s.paymentHash, invoice: s.invoice, preimage: s.preimage!, paidAtMs: BigInt(Date.now()) });
-            await em.flush();
-          }
+          await recordPaidInvoice(w.db, { paymentHash: s.paymentHash, invoice: s.invoice, preimage: s.preimage! });
           await w.vtxos.markSpent(htlcIds);
           if (s.movementId !== null) await w.movements.update(s.movementId, { status: "successful", metadata: { payment_preimage: s.preimage } });
         });

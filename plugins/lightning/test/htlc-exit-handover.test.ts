@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
-import { silentLogger } from "@tender/core";
+import { Database, silentLogger } from "@tender/core";
 import { boardVtxo, buildBoardExit, encodeVtxo, pubkeyFromSecret, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import { HeldVtxoExits, type HeldExitOutcome } from "@tender/plugin-ark";
 import {
@@ -8,6 +8,7 @@ import {
   sendHandoverDue,
 } from "../src/htlc-exit-handover.js";
 import type { LightningRail } from "../src/lightning-rail.js";
+import { LIGHTNING_ENTITIES, LIGHTNING_MIGRATIONS, PaidInvoiceRow } from "../src/paid-invoice-row.js";
 import type { LightningReceiveRail } from "../src/receive-rail.js";
 import type { LightningReceiveState } from "../src/receive-state.js";
 import type { LightningSendState } from "../src/send-state.js";
@@ -51,6 +52,9 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
   let seen: Seen;
   let outcomes: Map<string, HeldExitOutcome>;
   let tip: number;
+  let db: Database;
+  /** What the fake server's CheckLightningPayment answers (throws when a function). */
+  let paymentStatus: { status: string; preimage?: Uint8Array } | (() => never);
 
   function rail(withHandler = true): LightningReceiveRail {
     const heldExits = new HeldVtxoExits();
@@ -63,19 +67,26 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
         outcome: async (id) => outcomes.get(id) ?? "none",
       });
     }
+    const server = {
+      checkLightningPayment: async () => (typeof paymentStatus === "function" ? paymentStatus() : paymentStatus),
+    } as unknown as LightningRail["server"];
     const partial: Partial<LightningReceiveRail> = {
-      heldExits, logger: silentLogger, tipHeight: async () => tip,
+      heldExits, logger: silentLogger, tipHeight: async () => tip, db, server,
       settings: { vtxo_refresh_expiry_threshold: 30, vtxo_exit_margin: 12 } as LightningRail["settings"],
       movements: { update: async (id: number, c: Record<string, unknown>) => { seen.updates.push([id, c]); return {}; } } as unknown as LightningRail["movements"],
     };
     return partial as LightningReceiveRail;
   }
 
-  beforeEach(() => {
+  beforeEach(async () => {
     seen = { exitHeld: [], updates: [] };
     outcomes = new Map();
     tip = 100;
+    paymentStatus = { status: "pending" };
+    db = new Database({ entities: LIGHTNING_ENTITIES, migrations: LIGHTNING_MIGRATIONS }, silentLogger);
+    await db.open({ dialect: "sqlite", path: ":memory:" });
   });
+  afterEach(() => db.close());
 
   const sendState = (htlcs: Vtxo[]): LightningSendState => ({
     invoice: "lnbcrt1fake", paymentHash: toHex(HASH), amountSat: "19900", feeSat: "100", inputIds: [], htlcKeyIndex: 0, changeAmounts: [],
@@ -114,7 +125,7 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
     expect(seen.updates[1]).to.deep.equal([7, { status: "failed", effectiveBalanceSat: 0, offchainFeeSat: 0 }]);
   });
 
-  it("send: an HTLC output the server spent on chain (its preimage clause) records the payment successful; a canceled exit goes back to asking for the revocation", async () => {
+  it("send: an HTLC output the server spent on chain (its preimage clause) records the payment successful with the preimage the server tells (the invoice recorded paid); a canceled exit goes back to asking for the revocation", async () => {
     const htlcs = [sendHtlc(500)];
     const id = vtxoIdString(htlcs[0]!);
     const steps = sendExitSteps(async () => rail());
@@ -122,9 +133,21 @@ describe("Lightning HTLC hand-over to unilateral exits: when, and what is record
     outcomes.set(id, "canceled");
     expect(await steps[HTLC_EXIT_WAIT_STEP]!(s, { id: "a" })).to.deep.include({ next: "revoke" });
     outcomes.set(id, "spent-elsewhere");
+    // a server that does not answer: paid all the same, without the preimage
+    paymentStatus = () => { throw new Error("unavailable"); };
     const paid = await steps[HTLC_EXIT_WAIT_STEP]!(s, { id: "a" });
-    expect((paid as { state: LightningSendState }).state.phase).to.equal("paid");
+    expect((paid as { state: LightningSendState }).state).to.deep.include({ phase: "paid", preimage: null });
     expect(seen.updates).to.deep.equal([[7, { status: "successful" }]]);
+    expect(await db.em().find(PaidInvoiceRow, {})).to.deep.equal([]);
+    // the server tells the preimage of the payment: recorded as the proof of payment
+    paymentStatus = { status: "success", preimage: PREIMAGE };
+    const proven = await steps[HTLC_EXIT_WAIT_STEP]!(s, { id: "a" });
+    expect((proven as { state: LightningSendState }).state).to.deep.include({ phase: "paid", preimage: toHex(PREIMAGE) });
+    expect(seen.updates.at(-1)).to.deep.equal([7, { status: "successful", metadata: { payment_preimage: toHex(PREIMAGE) } }]);
+    expect((await db.em().find(PaidInvoiceRow, {})).map((r) => [r.paymentHash, r.preimage, r.invoice])).to.deep.equal([[toHex(HASH), toHex(PREIMAGE), s.invoice]]);
+    // a preimage of another hash is not taken
+    paymentStatus = { status: "success", preimage: new Uint8Array(32).fill(9) };
+    expect(((await steps[HTLC_EXIT_WAIT_STEP]!(s, { id: "a" })) as { state: LightningSendState }).state.preimage).to.equal(null);
   });
 
   const recvState = (htlcs: Vtxo[]): LightningReceiveState => ({
