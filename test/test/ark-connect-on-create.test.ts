@@ -9,7 +9,8 @@ import { regtestWallet, sharedDevnet } from "../src/shared-devnet.js";
  * fresh datadirs, so a race between the answer and the connection would show.
  */
 describe("the Ark server session is established before a wallet is ready (create, restart)", function () {
-  this.timeout(120_000);
+  // five daemon starts per case: under CI's load one start, create and stop took 20 s
+  this.timeout(300_000);
   const ROUNDS = 4;
   const started: Daemon[] = [];
   const start = async (datadir?: string): Promise<Daemon> => {
