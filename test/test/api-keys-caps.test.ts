@@ -1,9 +1,7 @@
 import { expect } from "chai";
-import { cleanup, startDaemon, tempDatadir, type ApiResponse, type Daemon } from "../src/daemon-process.js";
-import {
-  BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
-  type DevnetWithArk, type Movement,
-} from "./ark-harness.js";
+import { startDaemon, tempDatadir, type ApiResponse, type Daemon } from "../src/daemon-process.js";
+import { arkDaemonConfig, ok, spendable, until, type DevnetWithArk, type Movement } from "./ark-harness.js";
+import { startArkPaymentPair, stopArkPaymentPair } from "./ark-payment-pair.js";
 
 interface Key { id: string; secret: string; spent_last_24h_sat: { ark: number; lightning: number; onchain: number } }
 interface AuditPage { entries: { key_id: string | null; method: string; path: string; status: number }[] }
@@ -36,22 +34,9 @@ describe("API key spending caps on Ark payments over HTTP (per payment, per 24 h
   };
 
   before(async () => {
-    devnet = await startArkDevnet("api-key-caps-e2e");
-    bob = await startDaemon({ config: arkDaemonConfig() });
-    await ok(bob, "POST", "/api/v1/wallet/create", createBody(devnet, BOB_MNEMONIC));
-    carol = await startDaemon({ datadir, config: arkDaemonConfig() });
-    await ok(carol, "POST", "/api/v1/wallet/create", createBody(devnet, CAROL_MNEMONIC));
-    const hex = await boardToDaemon(carol, devnet, CAROL_MNEMONIC, 300_000n);
-    await ok(carol, "POST", "/api/v1/wallet/import-vtxo", { vtxos: [hex] });
-    ({ address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next"));
+    ({ devnet, bob, carol, address } = await startArkPaymentPair("api-key-caps-e2e", datadir));
   });
-  after(async () => {
-    await carol?.stop();
-    cleanup(datadir);
-    await bob?.stop();
-    if (bob) cleanup(bob.datadir);
-    await devnet?.stop();
-  });
+  after(() => stopArkPaymentPair({ devnet, bob, carol }, datadir));
 
   it("refuses a payment over the per-payment cap with 403 before anything moves, and pays one under it", async () => {
     payouts = await newKey({ name: "payouts", scopes: ["send"], caps: { ark: { per_payment_sat: 20_000, per_day_sat: 30_000 } } });

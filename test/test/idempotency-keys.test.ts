@@ -1,10 +1,8 @@
 import { expect } from "chai";
 import { faultPointLine } from "@tender/core";
-import { cleanup, startDaemon, tempDatadir, type ApiResponse, type Daemon } from "../src/daemon-process.js";
-import {
-  BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
-  type DevnetWithArk, type Movement,
-} from "./ark-harness.js";
+import { startDaemon, tempDatadir, type ApiResponse, type Daemon } from "../src/daemon-process.js";
+import { arkDaemonConfig, ok, spendable, until, type DevnetWithArk, type Movement } from "./ark-harness.js";
+import { startArkPaymentPair, stopArkPaymentPair } from "./ark-payment-pair.js";
 
 /** Resolves when the daemon's process has ended by itself (a fault point killed it). */
 async function exited(d: Daemon, ms = 30_000): Promise<void> {
@@ -38,22 +36,9 @@ describe("Idempotency-Key on payments over HTTP (replay, misuse, concurrency, re
   };
 
   before(async () => {
-    devnet = await startArkDevnet("idempotency-e2e");
-    bob = await startDaemon({ config: arkDaemonConfig() });
-    await ok(bob, "POST", "/api/v1/wallet/create", createBody(devnet, BOB_MNEMONIC));
-    carol = await startDaemon({ datadir, config: arkDaemonConfig() });
-    await ok(carol, "POST", "/api/v1/wallet/create", createBody(devnet, CAROL_MNEMONIC));
-    const hex = await boardToDaemon(carol, devnet, CAROL_MNEMONIC, 300_000n);
-    await ok(carol, "POST", "/api/v1/wallet/import-vtxo", { vtxos: [hex] });
-    ({ address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next"));
+    ({ devnet, bob, carol, address } = await startArkPaymentPair("idempotency-e2e", datadir));
   });
-  after(async () => {
-    await carol?.stop();
-    cleanup(datadir);
-    await bob?.stop();
-    if (bob) cleanup(bob.datadir);
-    await devnet?.stop();
-  });
+  after(() => stopArkPaymentPair({ devnet, bob, carol }, datadir));
 
   it("a keyed send pays once: the retry replays its answer and movement id, another body under the key is a 422, and the answer survives a restart", async () => {
     const first = await send("order-1001", 10_000);
