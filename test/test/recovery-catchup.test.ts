@@ -1,12 +1,11 @@
 import { expect } from "chai";
 import { decodeVtxo, transitionHasAllWitnesses } from "@tender/ark-protocol";
-import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
-import { ALICE_MNEMONIC, BOB_MNEMONIC } from "./ark-harness.js";
+import type { Daemon } from "../src/daemon-process.js";
+import { BOB_MNEMONIC } from "./ark-harness.js";
+import { allVtxos, balance, ok, serverState, until, vtxos, type DevnetWithArk, type VtxoInfo } from "./rounds-harness.js";
 import {
-  ROUNDS_ENV, allVtxos, balance, ok, printLogsOnFailure, roundsDaemonConfig, serverState, startRoundsDevnet, until, vtxos, type DevnetWithArk, type VtxoInfo,
-} from "./rounds-harness.js";
-import {
-  armFault, boardAmounts, clearFaults, deleteAndCreate, encodedId, faultHits, holdings, proxyBody, recoveryMailbox,
+  afterFaultProxyTest, armFault, boardAmounts, clearFaults, deleteAndCreate, encodedId, faultHits, holdings, proxyBody, recoveryMailbox,
+  startFaultProxyWallets, stopFaultProxyWallets,
 } from "./recovery-harness.js";
 
 /**
@@ -53,23 +52,13 @@ describe("recovery catch-up on sync: VTXOs whose recovery backup was lost are ba
   };
 
   before(async () => {
-    devnet = await startRoundsDevnet("recovery-catchup");
-    [alice, bob] = await Promise.all([
-      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
-      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
-    ]);
-    await ok(alice, "POST", "/api/v1/wallet/create", proxyBody(devnet, ALICE_MNEMONIC));
-    await ok(bob, "POST", "/api/v1/wallet/create", proxyBody(devnet, BOB_MNEMONIC));
+    ({ devnet, alice, bob } = await startFaultProxyWallets("recovery-catchup", "proxy"));
     await boardAmounts(alice, devnet, [150_000]);
   });
   afterEach(async function () {
-    printLogsOnFailure(this, { alice, bob });
-    await clearFaults(devnet);
+    await afterFaultProxyTest(this, { devnet, alice, bob });
   });
-  after(async () => {
-    for (const d of [alice, bob]) if (d) { await d.stop(); cleanup(d.datadir); }
-    await devnet?.stop();
-  });
+  after(() => stopFaultProxyWallets({ devnet, alice, bob }));
 
   it("a VTXO received while its recovery post and registration were lost is posted, registered and marked by the next sync; later syncs post nothing (recovery_state_catches_up_on_sync)", async () => {
     const v = (await payBobLosingBackups(20_000))[0]!;

@@ -1,10 +1,11 @@
 import { expect } from "chai";
-import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
-import { ALICE_MNEMONIC, BOB_MNEMONIC } from "./ark-harness.js";
+import type { Daemon } from "../src/daemon-process.js";
+import { ALICE_MNEMONIC } from "./ark-harness.js";
+import { allVtxos, balance, ok, until, vtxos, type DevnetWithArk, type VtxoInfo } from "./rounds-harness.js";
 import {
-  ROUNDS_ENV, allVtxos, balance, createBody, ok, printLogsOnFailure, roundsDaemonConfig, startRoundsDevnet, until, vtxos, type DevnetWithArk, type VtxoInfo,
-} from "./rounds-harness.js";
-import { armFault, boardAmounts, clearFaults, deleteAndCreate, holdings, proxyBody, recoveryMailboxId } from "./recovery-harness.js";
+  afterFaultProxyTest, armFault, boardAmounts, clearFaults, deleteAndCreate, holdings, proxyBody, recoveryMailboxId, startFaultProxyWallets,
+  stopFaultProxyWallets,
+} from "./recovery-harness.js";
 
 /**
  * Recovery from the seed against a server that misbehaves, through the devnet's fault proxy:
@@ -29,13 +30,7 @@ describe("recovery from the seed through the fault proxy: foreign, invalid and u
   };
 
   before(async () => {
-    devnet = await startRoundsDevnet("recovery-faults");
-    [alice, bob] = await Promise.all([
-      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
-      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
-    ]);
-    await ok(alice, "POST", "/api/v1/wallet/create", proxyBody(devnet, ALICE_MNEMONIC));
-    await ok(bob, "POST", "/api/v1/wallet/create", createBody(devnet, BOB_MNEMONIC));
+    ({ devnet, alice, bob } = await startFaultProxyWallets("recovery-faults", "direct"));
     await Promise.all([boardAmounts(alice, devnet, [100_000]), boardAmounts(bob, devnet, [50_000])]);
     const { address } = await ok<{ address: string }>(alice, "POST", "/api/v1/wallet/addresses/next");
     await ok(bob, "POST", "/api/v1/wallet/send", { destination: address, amount_sat: 20_000 });
@@ -45,13 +40,9 @@ describe("recovery from the seed through the fault proxy: foreign, invalid and u
     expect(held.map((v) => v.amount_sat).sort()).to.deep.equal([100_000, 20_000]);
   });
   afterEach(async function () {
-    printLogsOnFailure(this, { alice, bob });
-    await clearFaults(devnet);
+    await afterFaultProxyTest(this, { devnet, alice, bob });
   });
-  after(async () => {
-    for (const d of [alice, bob]) if (d) { await d.stop(); cleanup(d.datadir); }
-    await devnet?.stop();
-  });
+  after(() => stopFaultProxyWallets({ devnet, alice, bob }));
 
   it("a VTXO of another seed in the recovery mailbox is reported foreign and not stored; her own VTXOs all come back (recovered_wallet_skips_unownable_vtxo)", async () => {
     const foreign = (await vtxos(bob))[0]!;

@@ -6,8 +6,13 @@
  */
 import { expect } from "chai";
 import { WalletKeys, encodeOutPoint, parseOutPoint, toHex } from "@tender/ark-protocol";
-import type { Daemon } from "../src/daemon-process.js";
-import { ok, until, type DevnetWithArk, type VtxoInfo } from "./rounds-harness.js";
+import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { ALICE_MNEMONIC, BOB_MNEMONIC } from "./ark-harness.js";
+import {
+  ROUNDS_ENV, boardAmounts, createBody, ok, printLogsOnFailure, roundsDaemonConfig, startRoundsDevnet, type DevnetWithArk, type VtxoInfo,
+} from "./rounds-harness.js";
+
+export { boardAmounts };
 
 /** The body creating a regtest wallet with `mnemonic` whose Ark server is the devnet's fault proxy. */
 export const proxyBody = (devnet: DevnetWithArk, mnemonic: string) => ({
@@ -36,17 +41,47 @@ export async function clearFaults(devnet: DevnetWithArk): Promise<void> {
   expect(r.status).to.equal(200);
 }
 
-/** Funds `d`'s on-chain wallet with one faucet coin per amount and boards each, waiting until every board is registered. */
-export async function boardAmounts(d: Daemon, devnet: DevnetWithArk, amounts: readonly number[]): Promise<void> {
-  for (const a of amounts) {
-    const { address } = await ok<{ address: string }>(d, "POST", "/api/v1/onchain/addresses/next");
-    devnet.node.faucet(address, BigInt(a) + 10_000n);
+/** Alice and Bob, two rounds-configured daemons on one devnet, for the fault-proxy recovery tests. */
+export interface FaultProxyWallets {
+  devnet: DevnetWithArk;
+  alice: Daemon;
+  bob: Daemon;
+}
+
+/** Stops (and removes the datadirs of) the daemons and the devnet, as far as they started. */
+export async function stopFaultProxyWallets(w: Partial<FaultProxyWallets>): Promise<void> {
+  for (const d of [w.alice, w.bob]) if (d) { await d.stop(); cleanup(d.datadir); }
+  await w.devnet?.stop();
+}
+
+/**
+ * Starts the devnet (`seed`) and both daemons, and creates Alice's wallet through the fault proxy
+ * and Bob's through the proxy or straight at the server; stops what started if a step fails.
+ */
+export async function startFaultProxyWallets(seed: string, bobServer: "proxy" | "direct"): Promise<FaultProxyWallets> {
+  const w: Partial<FaultProxyWallets> = {};
+  try {
+    const devnet = (w.devnet = await startRoundsDevnet(seed));
+    const started = await Promise.allSettled([
+      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
+      startDaemon({ config: roundsDaemonConfig(), env: ROUNDS_ENV }),
+    ]);
+    [w.alice, w.bob] = started.map((r) => (r.status === "fulfilled" ? r.value : undefined));
+    for (const r of started) if (r.status === "rejected") throw r.reason;
+    const { alice, bob } = w as FaultProxyWallets;
+    await ok(alice, "POST", "/api/v1/wallet/create", proxyBody(devnet, ALICE_MNEMONIC));
+    await ok(bob, "POST", "/api/v1/wallet/create", bobServer === "proxy" ? proxyBody(devnet, BOB_MNEMONIC) : createBody(devnet, BOB_MNEMONIC));
+    return { devnet, alice, bob };
+  } catch (e) {
+    await stopFaultProxyWallets(w).catch(() => undefined);
+    throw e;
   }
-  devnet.node.mine(1);
-  await ok(d, "POST", "/api/v1/onchain/sync");
-  for (const a of amounts) await ok(d, "POST", "/api/v1/boards/board-amount", { amount_sat: a });
-  devnet.node.mine(1);
-  await until("the boards registered", async () => ((await ok<unknown[]>(d, "GET", "/api/v1/boards/pending")).length === 0 ? true : undefined), 60_000);
+}
+
+/** After each test: the daemons' logs when it failed, and no fault left armed for the next. */
+export async function afterFaultProxyTest(ctx: Mocha.Context, w: Partial<FaultProxyWallets>): Promise<void> {
+  printLogsOnFailure(ctx, { alice: w.alice, bob: w.bob });
+  if (w.devnet) await clearFaults(w.devnet);
 }
 
 /** Deletes `d`'s wallet with its datadir files and creates it again with `body` (recovery runs inside create). */

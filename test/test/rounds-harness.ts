@@ -90,6 +90,11 @@ export async function startRoundsDevnet(seed: string): Promise<DevnetWithArk> {
 /** Creates a wallet with `mnemonic` and boards each amount (one faucet coin each), waiting until every board is registered. */
 export async function boardedWallet(d: Daemon, devnet: DevnetWithArk, mnemonic: string, amounts: readonly number[]): Promise<void> {
   await ok(d, "POST", "/api/v1/wallet/create", { ...createBody(devnet, mnemonic) });
+  await boardAmounts(d, devnet, amounts);
+}
+
+/** Funds `d`'s on-chain wallet with one faucet coin per amount and boards each, waiting until every board is registered. */
+export async function boardAmounts(d: Daemon, devnet: DevnetWithArk, amounts: readonly number[]): Promise<void> {
   for (const a of amounts) {
     const { address } = await ok<{ address: string }>(d, "POST", "/api/v1/onchain/addresses/next");
     devnet.node.faucet(address, BigInt(a) + 10_000n);
