@@ -137,6 +137,22 @@ export class ArkKeys {
     if (keys.length === 0) return;
     for (const key of keys) this.byPubkey.set(toHex(key.publicKey), key.index);
     this.nextIndex = keys.at(-1)!.index + 1;
+    this.deriveAhead(keys.length);
+  }
+
+  /**
+   * Derives the next `n` keys once the current work yields (a payment waits for its server
+   * calls then), so the next payment's change keys are ready when it asks. Nothing is handed out.
+   */
+  private deriveAhead(n: number): void {
+    const from = this.nextIndex;
+    setImmediate(() => {
+      try {
+        for (let i = from; i < from + n; i++) this.deriveVtxoKey(i);
+      } catch {
+        // no master (keys without a wallet): nothing to derive ahead
+      }
+    });
   }
 
   /** The handed-out VTXO key at `index`, or `undefined` if that index was never handed out. */
