@@ -2,6 +2,7 @@ import { expect } from "chai";
 import WebSocket from "ws";
 import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { sleep, until as poll, type Probe } from "../src/api-helpers.js";
 import { checkAgainstBarkdSchema } from "../src/barkd-schemas.js";
 
 /** The plugins of these tests: the event log next to the notifications, history and the example plugin (which records real movements). */
@@ -14,16 +15,8 @@ interface LoggedEvent { cursor: string; type: string; time: string; payload: { t
 interface EventPage { events: LoggedEvent[]; next_cursor: string; has_more: boolean }
 interface WaitResponse { notifications: { type: string; movement: { id: number } }[]; last_pushed_at: string | null; last_cursor?: string }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Polls every 50 ms (the events are sequenced every 200 ms). */
+const until = <T>(what: string, probe: Probe<T>, ms = 10_000) => poll(what, probe, ms, 50);
 
 async function addMovement(d: Daemon, amount = 1000): Promise<number> {
   const r = await d.api("POST", "/api/v1/example/movements", {

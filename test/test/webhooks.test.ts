@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { sleep, until as poll, type Probe } from "../src/api-helpers.js";
 import { WebhookReceiver, signatureVerifies } from "../src/webhook-receiver.js";
 
 const RETRY_BASE_MS = 300;
@@ -20,16 +21,8 @@ interface Attempt { at: string; status_code: number | null; error: string | null
 interface Delivery { id: number; webhook_id: string; event_cursor: string; event_type: string; status: string; attempts: number; next_attempt_at: string | null; delivered_at: string | null; attempt_log: Attempt[] }
 interface LoggedEvent { cursor: string; type: string; time: string; payload: { type: string; movement: { id: number } } }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function until<T>(what: string, probe: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Polls every 50 ms (the events are sequenced every 200 ms). */
+const until = <T>(what: string, probe: Probe<T>, ms = 15_000) => poll(what, probe, ms, 50);
 
 describe("webhooks (tender extension), end to end with a local receiver", function () {
   this.timeout(120_000);
