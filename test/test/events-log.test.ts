@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import WebSocket from "ws";
 import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import { sleep, until as poll, type Probe } from "../src/api-helpers.js";
+import { openNotificationSocket, type NotificationSocket } from "../src/notification-socket.js";
 import { checkAgainstBarkdSchema } from "../src/barkd-schemas.js";
 
 /** The plugins of these tests: the event log next to the notifications, history and the example plugin (which records real movements). */
@@ -41,19 +41,9 @@ async function events(d: Daemon, query = ""): Promise<EventPage> {
 const logged = (d: Daemon, n: number) =>
   until(`${n} logged events`, async () => { const p = await events(d, "?limit=1000"); return p.events.length >= n ? p.events : undefined; });
 
-interface OpenSocket { ws: WebSocket; frames: unknown[]; closed: Promise<number> }
-async function openWs(d: Daemon, after?: string): Promise<OpenSocket> {
+async function openWs(d: Daemon, after?: string): Promise<NotificationSocket> {
   const ticket = (await d.api("GET", "/api/v1/notifications/ws/ticket")).json as string;
-  const q = after === undefined ? "" : `&after=${after}`;
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${d.port}/api/v1/notifications/ws?ticket=${ticket}${q}`);
-    const frames: unknown[] = [];
-    const closed = new Promise<number>((r) => ws.on("close", (code) => r(code)));
-    ws.on("message", (data) => frames.push(JSON.parse(String(data))));
-    ws.on("open", () => resolve({ ws, frames, closed }));
-    ws.on("unexpected-response", (_req, res) => reject(new Error(`status ${res.statusCode}`)));
-    ws.on("error", reject);
-  });
+  return openNotificationSocket(d, `ticket=${ticket}${after === undefined ? "" : `&after=${after}`}`);
 }
 
 describe("durable event log (tender extension), end to end", function () {

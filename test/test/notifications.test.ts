@@ -1,8 +1,8 @@
 import { expect } from "chai";
-import WebSocket from "ws";
 import { regtestWallet } from "../src/shared-devnet.js";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import { checkAgainstBarkdSchema } from "../src/barkd-schemas.js";
+import { openNotificationSocket, type NotificationSocket } from "../src/notification-socket.js";
 
 let REGTEST: Record<string, unknown>;
 before(async () => { REGTEST = await regtestWallet(); });
@@ -13,17 +13,7 @@ const WITH_EXAMPLE = {
 
 interface WaitResponse { notifications: { type: string; movement?: { id: number } }[]; last_pushed_at: string | null }
 
-function openWs(d: Daemon, ticket: string): Promise<{ ws: WebSocket; frames: unknown[]; closed: Promise<number> }> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(`ws://127.0.0.1:${d.port}/api/v1/notifications/ws?ticket=${ticket}`);
-    const frames: unknown[] = [];
-    const closed = new Promise<number>((r) => ws.on("close", (code) => r(code)));
-    ws.on("message", (data) => frames.push(JSON.parse(String(data))));
-    ws.on("open", () => resolve({ ws, frames, closed }));
-    ws.on("unexpected-response", (_req, res) => reject(new Error(`status ${res.statusCode}`)));
-    ws.on("error", reject);
-  });
-}
+const openWs = (d: Daemon, ticket: string): Promise<NotificationSocket> => openNotificationSocket(d, `ticket=${ticket}`);
 
 const until = async (cond: () => boolean, ms = 5000) => {
   const end = Date.now() + ms;
