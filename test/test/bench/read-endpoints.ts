@@ -37,15 +37,22 @@ async function fillVtxos(datadir: string, template: ArkVtxoRow, live: number, sp
   }
 }
 
-async function p50Ms(d: Daemon, path: string, rounds = 40): Promise<number> {
-  const times: number[] = [];
-  for (let i = 0; i < rounds; i++) {
+/**
+ * The p50s of `path` on two daemons, requests interleaved one by one and the first of each pair
+ * alternating, so neither wallet is always measured first or in a calmer moment of the machine.
+ */
+async function pairedP50Ms(a: Daemon, b: Daemon, path: string, rounds = 80): Promise<[number, number]> {
+  const times: [number[], number[]] = [[], []];
+  const timed = async (d: Daemon, into: number[]) => {
     const t = performance.now();
     await ok(d, "GET", path);
-    times.push(performance.now() - t);
+    into.push(performance.now() - t);
+  };
+  for (let i = 0; i < rounds; i++) {
+    if (i % 2 === 0) { await timed(a, times[0]); await timed(b, times[1]); } else { await timed(b, times[1]); await timed(a, times[0]); }
   }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(rounds / 2)]!;
+  const p50 = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)]!;
+  return [p50(times[0]), p50(times[1])];
 }
 
 /** Measures both reads on a large and a small wallet; `source` is a daemon holding a VTXO to copy (it must be running). */
@@ -68,14 +75,10 @@ export async function readEndpointsRatios(
   }
   const [bigD, smallD] = reopened as [Daemon, Daemon];
   if ((await ok<VtxoInfo[]>(bigD, "GET", "/api/v1/wallet/vtxos")).length !== LIVE) throw new Error("the filled wallet does not list its live VTXOs");
-  // alternate the two wallets, so a change in the machine's load hits both alike
-  const balance = [0, 0];
-  const vtxos = [0, 0];
-  for (let r = 0; r < 2; r++) {
-    balance[0]! += await p50Ms(bigD, "/api/v1/wallet/balance"); balance[1]! += await p50Ms(smallD, "/api/v1/wallet/balance");
-    vtxos[0]! += await p50Ms(bigD, "/api/v1/wallet/vtxos"); vtxos[1]! += await p50Ms(smallD, "/api/v1/wallet/vtxos");
-  }
-  const [b0, b1, v0, v1] = [balance[0]! / 2, balance[1]! / 2, vtxos[0]! / 2, vtxos[1]! / 2];
+  // the two wallets interleaved request by request, so a change in the machine's load hits both alike
+  await pairedP50Ms(bigD, smallD, "/api/v1/wallet/balance", 10); // warm-up of both
+  const [b0, b1] = await pairedP50Ms(bigD, smallD, "/api/v1/wallet/balance");
+  const [v0, v1] = await pairedP50Ms(bigD, smallD, "/api/v1/wallet/vtxos");
   return {
     balanceRatio: b0 / b1,
     vtxosRatio: v0 / v1,
