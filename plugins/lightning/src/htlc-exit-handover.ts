@@ -14,14 +14,14 @@
  * A user canceling the exit sends the action back to asking the server.
  */
 import type { StepOutcome } from "@tender/core";
-import { decodeVtxo, fromHex, sha256, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { decodeVtxo, fromHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { HeldExitOutcome } from "@tender/plugin-ark";
 import type { LightningRail } from "./lightning-rail.js";
 import { recordPaidInvoice } from "./paid-invoice-row.js";
 import type { LightningReceiveRailSource } from "./receive-rail.js";
 import type { LightningReceiveState } from "./receive-state.js";
 import type { LightningRailSource } from "./lightning-rail.js";
-import type { LightningSendState } from "./send-state.js";
+import { checkedPreimage, type LightningSendState } from "./send-state.js";
 
 /** The step that hands the HTLC VTXOs over, and the one that follows their exits. */
 export const HTLC_EXIT_STEP = "exitHtlcs";
@@ -164,7 +164,7 @@ export function sendExitSteps(rail: LightningRailSource): Record<string, HtlcExi
       // only the server's preimage clause spends an HTLC-send output besides the wallet's refund: the
       // server was paid, and tells the preimage (the proof of payment, which refuses paying the invoice again)
       const preimage = await w.server.checkLightningPayment(fromHex(s.paymentHash), false).then(
-        (st) => (st.status === "success" && st.preimage !== undefined && toHex(sha256(st.preimage)) === s.paymentHash ? toHex(st.preimage) : undefined),
+        (st) => (st.status === "success" ? checkedPreimage(s, st.preimage) : undefined),
         () => undefined,
       );
       await w.db.transaction(async () => {

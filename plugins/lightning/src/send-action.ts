@@ -10,7 +10,7 @@ import { HTLC_EXIT_STEP, sendExitSteps, sendHandoverDue } from "./htlc-exit-hand
 import type { LightningRail, LightningRailSource } from "./lightning-rail.js";
 import { recordPaidInvoice } from "./paid-invoice-row.js";
 import { htlcEvidence, type HtlcEvidence } from "./send-htlc-evidence.js";
-import type { LightningSendState } from "./send-state.js";
+import { checkedPreimage, type LightningSendState } from "./send-state.js";
 
 /** Kind of the Lightning send action in the kernel's ActionEngine. */
 export const LIGHTNING_SEND_ACTION = "lightning.send";
@@ -43,13 +43,6 @@ function isNotReady(e: unknown): boolean {
 const message = (e: unknown) => (e instanceof Error ? e.message : String(e));
 const retryLater = (s: LightningSendState, e: unknown, waitMs = SERVER_RETRY_MS): StepOutcome<LightningSendState> => ({ waitMs, state: { ...s, lastError: message(e) } });
 const vtxosOf = (hex: readonly string[] | null) => (hex ?? []).map((h) => decodeVtxo(fromHex(h)));
-
-/** A preimage the server gave for this send, if it hashes to the payment hash. */
-function checkedPreimage(s: LightningSendState, preimage: Uint8Array | string | undefined): string | undefined {
-  if (preimage === undefined) return undefined;
-  const bytes = typeof preimage === "string" ? fromHex(preimage) : preimage;
-  return toHex(sha256(bytes)) === s.paymentHash ? toHex(bytes) : undefined;
-}
 
 /** What the server's spend state of the send's HTLCs says; `unknown` when it did not answer. */
 async function evidenceOf(w: LightningRail, s: LightningSendState): Promise<HtlcEvidence | "unknown"> {

@@ -2,6 +2,8 @@
  * The persisted state of one Lightning send (JSON: amounts as decimal strings, bytes as hex), and
  * its phase as barkd names it in `LightningSendInfo.state`.
  */
+import { fromHex, sha256, toHex } from "@tender/ark-protocol";
+
 export type LightningSendPhase = "start" | "htlc-received" | "payment-initiated" | "revocable-htlcs" | "revocation-stuck" | "paid" | "revoked";
 
 export interface LightningSendState {
@@ -39,4 +41,11 @@ export interface LightningSendState {
   paidByAnother?: string;
   /** Why the current step waits (server unreachable, revocation refused), for logs and the caller's answer. */
   lastError?: string;
+}
+
+/** A preimage the server gave for this send (hex), if it hashes to the payment hash. */
+export function checkedPreimage(s: LightningSendState, preimage: Uint8Array | string | undefined): string | undefined {
+  if (preimage === undefined) return undefined;
+  const bytes = typeof preimage === "string" ? fromHex(preimage) : preimage;
+  return toHex(sha256(bytes)) === s.paymentHash ? toHex(bytes) : undefined;
 }
