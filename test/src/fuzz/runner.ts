@@ -115,17 +115,23 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
   /** Refusals after which the state changed, not again on their replay (see `changedByReplay`). */
   const backgroundChanges: string[] = [];
 
+  /** Reads the state every `gapMs` until `stillLooks` looks in a row found it unchanged, at most `maxLooks` times; answers the last look. */
+  const readUntilStill = async (first: WalletState, gapMs: number, stillLooks: number, maxLooks: number): Promise<WalletState> => {
+    let s = first;
+    for (let still = 0, i = 0; still < stillLooks && i < maxLooks; i++) {
+      await new Promise((r) => setTimeout(r, gapMs));
+      const t = await reader.read(true);
+      still = WalletStateReader.diff(s, t).length === 0 ? still + 1 : 0;
+      s = t;
+    }
+    return s;
+  };
+
   const takeBaseline = async (): Promise<WalletState> => {
     let s = await reader.read(true);
     if (needsSettle) {
       // read until two looks 60 ms apart agree (at most ~3 s)
-      for (let i = 0; i < 50; i++) {
-        await new Promise((r) => setTimeout(r, 60));
-        const t = await reader.read(true);
-        const same = WalletStateReader.diff(s, t).length === 0;
-        s = t;
-        if (same) break;
-      }
+      s = await readUntilStill(s, 60, 1, 50);
       needsSettle = false;
     }
     facts.movementIds = new Set(s.movementIds);
@@ -144,13 +150,7 @@ export async function runFuzz(target: FuzzTarget, opts: FuzzOptions): Promise<Fu
    */
   const changedByReplay = async (req: FuzzRequest, status: number, allowed: { status: number; part: RegExp } | undefined): Promise<boolean> => {
     const t0 = Date.now();
-    let s = await reader.read(true);
-    for (let still = 0, i = 0; still < 4 && i < 60; i++) {
-      await new Promise((r) => setTimeout(r, 125));
-      const t = await reader.read(true);
-      still = WalletStateReader.diff(s, t).length === 0 ? still + 1 : 0;
-      s = t;
-    }
+    const s = await readUntilStill(await reader.read(true), 125, 4, 60);
     const wire = { ...req.wire, headers: req.wire.headers.filter(([k]) => k.toLowerCase() !== "idempotency-key") };
     const again = await http.send(wire);
     const after = await reader.read(false);
