@@ -13,6 +13,7 @@ import { schnorr } from "@noble/curves/secp256k1.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import * as ecc from "tiny-secp256k1";
 import { cryptoBackend } from "./crypto-backend.js";
+import { bytesEqual, toHex } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, Point } from "./keys.js";
 import { tapTweakHash } from "./taproot.js";
@@ -39,12 +40,51 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
   }
 }
 
+/**
+ * Signatures that verified, by signature (hex) → the message and key they verified for. A VTXO's
+ * exit chain is checked again whenever it is registered, received or extended, and the chains of
+ * one wallet's VTXOs share their prefix: each signature of that prefix is verified once. Only
+ * successes are kept, and a hit needs the same signature, message and key, so the answer is the
+ * one a fresh verification would give. Bounded (oldest first out); public data only.
+ */
+const VERIFIED_MAX = 16_384;
+const verified = new Map<string, Uint8Array>();
+
+function verifiedBefore(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
+  const seen = verified.get(key);
+  return seen !== undefined && bytesEqual(seen.subarray(0, 32), msg) && bytesEqual(seen.subarray(32), xonlyPubkey);
+}
+
+function rememberVerified(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): void {
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  const entry = new Uint8Array(64);
+  entry.set(msg, 0);
+  entry.set(xonlyPubkey, 32);
+  verified.set(key, entry);
+}
+
+/** How many verified signatures are remembered (for tests). */
+export function rememberedSchnorrVerifications(): number {
+  return verified.size;
+}
+
+/** Forgets every remembered verification (benches measure a first verification with it). */
+export function forgetSchnorrVerifications(): void {
+  verified.clear();
+}
+
 /** BIP-340 verification; returns false (never throws) for any malformed input. */
 export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
   if (signature.length !== 64 || xonlyPubkey.length !== 32) return false;
   try {
     // libsecp256k1 (WASM) for the protocol's 32-byte sighashes; noble for other message sizes.
-    if (msg.length === 32 && cryptoBackend() === "libsecp256k1") return ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
+    if (msg.length === 32 && cryptoBackend() === "libsecp256k1") {
+      const key = toHex(signature);
+      if (verifiedBefore(key, msg, xonlyPubkey)) return true;
+      const ok = ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
+      if (ok) rememberVerified(key, msg, xonlyPubkey);
+      return ok;
+    }
     return schnorr.verify(signature, msg, xonlyPubkey);
   } catch {
     return false;

@@ -14,7 +14,7 @@
  * VTXO validation, database, gRPC, HTTP, GC, idle) and shown per payment. What is not CPU of the
  * sender or the server on the path is waiting (timers, polls, I/O).
  */
-import { readFileSync, rmSync, mkdtempSync } from "node:fs";
+import { readFileSync, rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { busyMs, categorize, monotonicUs, profileHere, readProfile, type BenchReport, type BenchRow } from "@tender/core";
@@ -139,6 +139,11 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     await alice.stop();
     await bob.stop();
     // the daemons' profiles span their whole run: only the samples of the burst count
+    if (process.env.TENDER_BENCH_KEEP_PROFILES) {
+      const dir = mkdtempSync(join(tmpdir(), "tender-bench-server-prof-"));
+      writeFileSync(join(dir, "server.cpuprofile"), JSON.stringify(serverProfile));
+      profDirs.push(dir);
+    }
     const cats = { alice: categorize(readProfile(pa.dir!), window), bob: categorize(readProfile(pb.dir!), window), server: categorize(serverProfile, window) };
     const perPayment = (m: Map<string, number>, k: string) => (m.get(k) ?? 0) / PROFILED;
     const wallPerPayment = burstMs / PROFILED;
