@@ -400,6 +400,17 @@ export class ArkServerStore {
 
   // ---- transactions -------------------------------------------------------------------
 
+  /** Which of `txids` are stored with their signatures. */
+  async signedTxids(txids: readonly string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < txids.length; i += 500) {
+      const part = txids.slice(i, i + 500);
+      const rows = await this.all(this.em(), `select txid from ark_server_tx where signed = 1 and txid in (${part.map(() => "?").join(", ")})`, part);
+      for (const r of rows) found.add(String(r.txid));
+    }
+    return found;
+  }
+
   async getTx(txid: string): Promise<StoredTx | undefined> {
     const rows = await this.all(this.em(), "select * from ark_server_tx where txid = ?", [txid]);
     const r = rows[0];

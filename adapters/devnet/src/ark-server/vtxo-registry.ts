@@ -8,12 +8,10 @@ import {
   bytesEqual,
   encodeTx,
   encodeVtxo,
-  exitTransactions,
   fromHex,
   reverseBytes,
   toHex,
   transitionHasAllWitnesses,
-  txidHex,
   validateVtxo,
   verifyAttestation,
   vtxoIdString,
@@ -58,7 +56,8 @@ export class VtxoRegistry {
       const v = vtxoFromBytes(bytes);
       unique.set(vtxoIdString(v), v);
     }
-    const txs: StoredTx[] = [];
+    // the exit txs of every chain by txid: a payment's outputs share their chain up to the last tx
+    const txs = new Map<string, StoredTx>();
     const fresh: [string, Vtxo][] = [];
     for (const [id, vtxo] of unique) {
       const stored = await this.ctx.store.getVtxo(id);
@@ -73,18 +72,24 @@ export class VtxoRegistry {
       const anchor = await this.ctx.store.getTx(anchorTxid);
       if (!anchor) throw new BadUserInputError(`chain anchor tx not found: ${anchorTxid}`, undefined, [id]);
       if (!anchor.signed) throw new BadUserInputError(`chain anchor tx ${anchorTxid} has no signed_tx`, undefined, [id]);
+      let chain;
       try {
-        validateVtxo(vtxo, txFromBytes(anchor.raw));
+        chain = validateVtxo(vtxo, txFromBytes(anchor.raw));
       } catch (e) {
         if (e instanceof VtxoValidationError) throw new BadUserInputError(`vtxo validation failed: ${e.message}`, undefined, [id]);
         throw e;
       }
-      for (const t of exitTransactions(vtxo)) txs.push({ txid: txidHex(t), raw: encodeTx(t), signed: true, isFunding: false });
+      for (const e of chain) {
+        const txid = toHex(reverseBytes(e.txid));
+        if (!txs.has(txid)) txs.set(txid, { txid, raw: encodeTx(e.tx), signed: true, isFunding: false });
+      }
     }
     if (fresh.length === 0) return;
+    // a signed tx already stored stays as it is (the insert would keep it): only the others are written
+    const stored = await this.ctx.store.signedTxids([...txs.keys()]);
     await this.ctx.store.registerChains(
       fresh.map(([id, v]) => ({ id, bytes: encodeVtxo(v) })),
-      txs,
+      [...txs.values()].filter((t) => !stored.has(t.txid)),
     );
     this.ctx.logger.debug(`registered ${fresh.length} vtxo chain(s)`);
   }

@@ -8,6 +8,8 @@ import {
   exitTransactions,
   formatOutPoint,
   signAttestation,
+  toHex,
+  txidHex,
   vtxoStatusAttestation,
   type Vtxo,
 } from "@tender/ark-protocol";
@@ -41,6 +43,15 @@ describe("ark server: arkoor cosigning (captaind's RequestArkoorCosign checks)",
       expect(change.reduce((s, v) => s + v.amount, 0n)).to.equal(coins.reduce((s, v) => s + v.amount, 0n) - amount);
       for (const v of coins) expect(await stateOf(v)).to.equal("spent");
       for (const v of [...sent, ...change]) expect(await stateOf(v)).to.equal("spendable");
+      // every exit tx of every output is stored with its witness (the outputs share their chain's
+      // prefix, written once)
+      for (const v of [...sent, ...change]) {
+        for (const t of exitTransactions(v)) {
+          const stored = await f.server.ctx.store.getTx(txidHex(t));
+          expect(stored?.signed, `exit tx ${txidHex(t)} of ${formatOutPoint(v.point)}`).to.equal(true);
+          expect(toHex(stored!.raw)).to.equal(toHex(encodeTx(t)));
+        }
+      }
       // bob spends what he got onwards, so his chain also grows
       if (hops > 1) await bob.send(sent, amount - 400n, newKey().pk);
       coins = change;
