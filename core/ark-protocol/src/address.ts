@@ -14,7 +14,8 @@ import { bech32m } from "@scure/base";
 import { AddressError, ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, MAX_DECODED_VECTOR_BYTES } from "./encoding.js";
 import { sha256 } from "./hashes.js";
-import { bytesToBigInt, CURVE_ORDER, parsePubkey, pointToPubkey, pubkeyToPoint } from "./keys.js";
+import * as ecc from "tiny-secp256k1";
+import { bytesToBigInt, CURVE_ORDER, isCompressedPoint, parsePubkey, pubkeyToPoint } from "./keys.js";
 import { encodePolicy, readUserPolicy, type VtxoPolicy } from "./policy.js";
 import { isMainnet, type Network } from "./network.js";
 
@@ -123,18 +124,36 @@ export function decodeArkAddress(address: string): ArkAddress {
 export function blindMailboxId(mailboxId: Uint8Array, serverMailboxPubkey: Uint8Array, vtxoSecretKey: Uint8Array): Uint8Array {
   const v = bytesToBigInt(vtxoSecretKey);
   if (vtxoSecretKey.length !== 32 || v === 0n || v >= CURVE_ORDER) throw new AddressError("invalid", "invalid VTXO secret key");
-  const blinded = pubkeyToPoint(mailboxId).add(pubkeyToPoint(serverMailboxPubkey).multiply(v));
-  if (blinded.is0()) throw new AddressError("invalid", "blinded mailbox id is the point at infinity");
-  return pointToPubkey(blinded);
+  const blinded = ecc.pointAdd(validPoint(mailboxId), ecc.pointMultiply(validPoint(serverMailboxPubkey), vtxoSecretKey, true)!, true);
+  if (!blinded) throw new AddressError("invalid", "blinded mailbox id is the point at infinity");
+  return blinded;
 }
 
 /** Server-side unblinding `blinded − d_mbx·V` with the mailbox secret and the VTXO pubkey. */
 export function unblindMailboxId(blindedId: Uint8Array, serverMailboxSecret: Uint8Array, vtxoPubkey: Uint8Array): Uint8Array {
   const d = bytesToBigInt(serverMailboxSecret);
   if (serverMailboxSecret.length !== 32 || d === 0n || d >= CURVE_ORDER) throw new AddressError("invalid", "invalid mailbox secret key");
-  const m = pubkeyToPoint(blindedId).subtract(pubkeyToPoint(vtxoPubkey).multiply(d));
-  if (m.is0()) throw new AddressError("invalid", "unblinded mailbox id is the point at infinity");
-  return pointToPubkey(m);
+  const dV = ecc.pointMultiply(validPoint(vtxoPubkey), serverMailboxSecret, true)!;
+  const m = ecc.pointAdd(validPoint(blindedId), negatePoint(dV), true);
+  if (!m) throw new AddressError("invalid", "unblinded mailbox id is the point at infinity");
+  return m;
+}
+
+/**
+ * `p` when it is a valid compressed point, else the error {@link pubkeyToPoint} gives. The
+ * blinding runs on libsecp256k1 (constant-time multiplication by the secret scalar), whose
+ * `pointMultiply` with a valid point and a scalar in [1, n) never gives infinity.
+ */
+function validPoint(p: Uint8Array): Uint8Array {
+  if (!isCompressedPoint(p)) pubkeyToPoint(p);
+  return p;
+}
+
+/** `−P` of a compressed point: the same x with the other y parity. */
+function negatePoint(p: Uint8Array): Uint8Array {
+  const q = Uint8Array.from(p);
+  q[0] = p[0] === 2 ? 3 : 2;
+  return q;
 }
 
 /** Inputs of {@link walletArkAddress}. */
