@@ -8,7 +8,7 @@ import { declaredScope, type RouteDefinition, type RouteScope } from "../http/ro
 import type { Logger } from "../log/logger.js";
 import { scopeAllows, type Principal } from "./api-key.js";
 import { looksLikeApiKey, parseApiKey, secretMatches } from "./api-key-secret.js";
-import type { ApiKeyStore } from "./api-key-store.js";
+import type { ApiKeyStore, AuditEntry } from "./api-key-store.js";
 
 /** 403 `{"message", "required_scope"}`: the credential is valid but may not call this route. */
 export class ForbiddenError extends HttpError {
@@ -31,11 +31,20 @@ export function effectiveScope(route: RouteDefinition): RouteScope {
  * records requests in the audit log: every request made with a key (refused ones too, once the
  * key is known), and every mutating request of the owner token. Never logs a credential.
  */
+/**
+ * How long the audit rows of answered requests gather before they are written together: they
+ * are written after the answer (never holding it back), and a burst of requests costs one commit
+ * per gathering instead of one per request. A crash may lose the rows of that last moment.
+ */
+export const AUDIT_GATHER_MS = 50;
+
 export class AccessControl {
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
   private readonly pendingAudit = new Set<Promise<void>>();
   /** Audit rows are written one at a time, so their ids follow the order the answers went out. */
   private readonly auditLock = new AsyncLock();
+  private readonly auditQueue: Omit<AuditEntry, "id">[] = [];
+  private auditTimer: NodeJS.Timeout | undefined;
 
   constructor(private readonly store: ApiKeyStore, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
 
@@ -72,6 +81,7 @@ export class AccessControl {
 
   /** Waits for the audit rows of answered requests to be written. */
   async flushAudit(): Promise<void> {
+    this.writeQueuedAudit();
     while (this.pendingAudit.size) await Promise.allSettled([...this.pendingAudit]);
   }
 
@@ -80,11 +90,21 @@ export class AccessControl {
     const path = req.originalUrl.split("?")[0]!;
     res.once("finish", () => {
       if (!this.store.isOpen) return;
-      const entry = { keyId, method, path, status: res.statusCode, at: this.now() };
-      const p = this.auditLock.run(() => (this.store.isOpen ? this.store.audit(entry) : undefined))
-        .catch((e) => this.logger.warn(`could not write the audit entry of ${method} ${path}: ${e instanceof Error ? e.message : String(e)}`))
-        .finally(() => this.pendingAudit.delete(p));
-      this.pendingAudit.add(p);
+      this.auditQueue.push({ keyId, method, path, status: res.statusCode, at: this.now() });
+      // the rows of answers given within a short while share one statement and one commit
+      this.auditTimer ??= setTimeout(() => this.writeQueuedAudit(), AUDIT_GATHER_MS);
     });
+  }
+
+  /** Writes every queued audit row (in answer order) with one statement. */
+  private writeQueuedAudit(): void {
+    if (this.auditTimer) clearTimeout(this.auditTimer);
+    this.auditTimer = undefined;
+    if (this.auditQueue.length === 0) return;
+    const entries = this.auditQueue.splice(0);
+    const p = this.auditLock.run(() => (this.store.isOpen ? this.store.auditMany(entries) : undefined))
+      .catch((e) => this.logger.warn(`could not write ${entries.length} audit entr${entries.length === 1 ? "y" : "ies"} (${entries[0]!.method} ${entries[0]!.path}…): ${e instanceof Error ? e.message : String(e)}`))
+      .finally(() => this.pendingAudit.delete(p));
+    this.pendingAudit.add(p);
   }
 }

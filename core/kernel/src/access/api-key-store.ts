@@ -1,4 +1,5 @@
 import type { Database } from "../persistence/database.js";
+import { LeanSql } from "../persistence/lean-sql.js";
 import { ApiAuditRecord, ApiKeyRecord } from "./access-records.js";
 import { API_SCOPES, SPEND_RAILS, type ApiKey, type ApiScope, type SpendingCaps } from "./api-key.js";
 
@@ -54,7 +55,11 @@ export interface AuditEntry {
 
 /** The API key and audit tables of the wallet database. */
 export class ApiKeyStore {
-  constructor(private readonly db: Database) {}
+  private readonly auditRows: LeanSql;
+
+  constructor(private readonly db: Database) {
+    this.auditRows = new LeanSql(db, "kernel_api_audit");
+  }
 
   get isOpen(): boolean {
     return this.db.isOpen;
@@ -91,9 +96,18 @@ export class ApiKeyStore {
   }
 
   async audit(entry: Omit<AuditEntry, "id">): Promise<void> {
-    const em = this.db.em();
-    em.create(ApiAuditRecord, { keyId: entry.keyId ?? null, method: entry.method, path: entry.path, status: entry.status, at: BigInt(entry.at) } as ApiAuditRecord);
-    await em.flush();
+    await this.auditMany([entry]);
+  }
+
+  /** Appends entries in the given order with one statement (one commit), in plain SQL. */
+  async auditMany(entries: readonly Omit<AuditEntry, "id">[]): Promise<void> {
+    for (let i = 0; i < entries.length; i += 200) {
+      const part = entries.slice(i, i + 200);
+      await this.auditRows.run(
+        `insert into {t} (key_id, method, path, status, at) values ${part.map(() => "(?, ?, ?, ?, ?)").join(", ")}`,
+        part.flatMap((e) => [e.keyId ?? null, e.method, e.path, e.status, e.at]),
+      );
+    }
   }
 
   /** Deletes the audit entries recorded before `beforeMs`; answers how many. */
