@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { faultPointLine } from "@tender/core";
-import { ARKOOR_SEND_FAULT_POINTS } from "@tender/plugin-ark";
+import { ARKOOR_SEND_FAULT_POINTS, ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS } from "@tender/plugin-ark";
 import { cleanup, runTenderd, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import {
   BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
@@ -32,7 +32,7 @@ describe("an arkoor send survives SIGKILL at every checkpoint (crash safety)", f
     await devnet.stop();
   });
 
-  it("killed at each step in turn, the restarted daemon finishes the one payment: Bob paid once, no sats lost, one movement", async () => {
+  it("killed before the send's first commit, no trace of it; killed at each later step in turn, the restarted daemon finishes the one payment: Bob paid once, no sats lost, one movement", async () => {
     carol = await startDaemon({ datadir, config: arkDaemonConfig() });
     await ok(carol, "POST", "/api/v1/wallet/create", createBody(devnet, CAROL_MNEMONIC));
     const hex = await boardToDaemon(carol, devnet, CAROL_MNEMONIC, 200_000n);
@@ -40,8 +40,22 @@ describe("an arkoor send survives SIGKILL at every checkpoint (crash safety)", f
     const { address } = await ok<{ address: string }>(bob, "POST", "/api/v1/wallet/addresses/next");
     await carol.stop();
 
+    // killed inside the transaction that stores a new send: no trace of it, nothing locked or spent
+    for (const point of ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS) {
+      carol = await startDaemon({ datadir, config: arkDaemonConfig(), env: { TENDER_FAULT_INJECT: point } });
+      const attempt = carol.api("POST", "/api/v1/wallet/send", { body: { destination: address, amount_sat: 25_000 } });
+      expect(await attempt.then(() => "answered", () => "connection lost")).to.equal("connection lost");
+      await exited(carol);
+      expect(carol.stderr(), `the kill at ${point}`).to.contain(faultPointLine(point));
+      carol = await startDaemon({ datadir, config: arkDaemonConfig() });
+      expect(await ok<Movement[]>(carol, "GET", "/api/v1/history"), `history after the kill at ${point}`).to.deep.equal([]);
+      expect((await ok<VtxoInfo[]>(carol, "GET", "/api/v1/wallet/vtxos")).map((v) => [v.amount_sat, v.state.type])).to.deep.equal([[200_000, "spendable"]]);
+      await carol.stop();
+    }
+
     // each start kills itself at the first remaining fault point; the next start resumes from there
-    const points = [...ARKOOR_SEND_FAULT_POINTS];
+    const points = ARKOOR_SEND_FAULT_POINTS.filter((p) => !ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS.includes(p));
+    expect(points[0], "the first point after the first commit").to.equal("ark-send:register-inputs");
     carol = await startDaemon({ datadir, config: arkDaemonConfig(), env: { TENDER_FAULT_INJECT: points.join(",") } });
     const sending = carol.api("POST", "/api/v1/wallet/send", { body: { destination: address, amount_sat: 25_000 } });
     expect(await sending.then(() => "answered", () => "connection lost")).to.equal("connection lost");

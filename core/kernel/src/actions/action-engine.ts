@@ -92,6 +92,9 @@ export class ActionEngine {
     const def = this.def(kind);
     let r = await this.read(id);
     if (!r) {
+      // The new row and the leading local steps commit together: those steps only write the
+      // wallet database, so a crash before this commit leaves no trace of the action at all
+      // (nothing was asked of the outside world yet), and one commit is saved.
       r = await this.db.transaction(async () => {
         const row: ActionRow = { id, kind, step: def.firstStep, state: JSON.stringify(state), error: null };
         await this.rows.run(
@@ -100,8 +103,10 @@ export class ActionEngine {
         );
         await persist?.();
         for (const listener of this.persistListeners) await listener(id, kind);
-        return row;
+        if (!this.isLocal(def, row.step)) return row;
+        return (await this.record(id, def, { next: row.step, state })).row;
       });
+      return toStatus<S>(r);
     }
     if (this.isLocal(def, r.step) && !this.running.has(id)) r = (await this.record(id, def, { next: r.step, state: JSON.parse(r.state) as S })).row;
     return toStatus<S>(r);

@@ -41,6 +41,14 @@ export const ARKOOR_SEND_FAULT_POINTS = [
   "ark-send:register-outputs", "ark-send:deliver", "ark-send:after-deliver", "ark-send:finalize",
 ] as const;
 
+/**
+ * The fault points inside the transaction that stores a new send (its row, the lock and the
+ * movement commit together): a kill at one of them leaves no trace of the payment.
+ */
+export const ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS: readonly (typeof ARKOOR_SEND_FAULT_POINTS)[number][] = [
+  "ark-send:lock", "ark-send:movement", "ark-send:after-movement",
+];
+
 function isRejection(e: unknown): boolean {
   return e instanceof ArkServerRejectedError;
 }
