@@ -26,6 +26,7 @@ import { randomBytes } from "@noble/hashes/utils.js";
 import { compareBytes } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
 import { cryptoBackend } from "./crypto-backend.js";
+import { verifySchnorr } from "./schnorr.js";
 import { MusigError, MusigInvalidPartialSignatureError, type MusigBackend, type MusigBackendSession } from "./musig-backend.js";
 import { libsecpMusig } from "./musig-libsecp.js";
 import { scureMusig } from "./musig-scure.js";
@@ -269,9 +270,20 @@ export function musigCompleteCosign(p: {
     { pubkey: p.pubkey, pubNonce: p.nonce.pubNonce },
     { pubkey: p.otherPubkey, pubNonce: p.response.pubNonce },
   ];
+  // Our partial signature never leaves this function, so the co-signer's is checked through the
+  // final signature (one BIP-340 verification, cheaper than PartialSigVerify); only a final
+  // signature that does not verify is traced to its cause.
+  const own = session.sign(p.nonce.secNonce, p.secretKey);
+  let signature: Uint8Array | undefined;
+  try {
+    signature = session.aggregate([own, p.response.partialSig]);
+  } catch {
+    signature = undefined; // an out-of-range partial signature: the co-signer's (ours verified itself)
+  }
+  const outputKey = p.tweak ? musigTweakedKey(pubkeys, p.tweak) : musigAggregateKey(pubkeys);
+  if (signature && verifySchnorr(signature, p.message, outputKey)) return signature;
   if (!session.verifyPartial(p.response.partialSig, p.otherPubkey, nonces)) {
     throw new MusigInvalidPartialSignatureError("co-signer partial signature does not verify");
   }
-  const own = session.sign(p.nonce.secNonce, p.secretKey);
-  return session.aggregate([own, p.response.partialSig]);
+  throw new MusigError("the aggregated signature does not verify");
 }
