@@ -46,7 +46,11 @@ export interface MusigBackendSession {
    * first 64 bytes with zeros before anything else can fail, so it can never sign twice; checks
    * its own result with PartialSigVerifyInternal.
    */
-  sign(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array;
+  /**
+   * `ownCheckBy: "aggregate"` leaves out the check of the partial signature against the signer's
+   * own key for a caller that never releases it and verifies the final signature instead.
+   */
+  sign(secNonce: Uint8Array, secretKey: Uint8Array, ownCheckBy?: "aggregate"): Uint8Array;
   /** PartialSigVerify of signer `index`; `pubNonces` aligned with the session's keys. */
   partialSigVerify(partialSig: Uint8Array, pubNonces: readonly Uint8Array[], index: number): boolean;
   /**

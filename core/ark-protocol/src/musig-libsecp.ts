@@ -161,7 +161,7 @@ class LibsecpSession implements MusigBackendSession {
     this.e = hashInt("BIP0340/challenge", xbytes(this.R), Qx, message);
   }
 
-  sign(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array {
+  sign(secNonce: Uint8Array, secretKey: Uint8Array, ownCheckBy?: "aggregate"): Uint8Array {
     if (secNonce.length !== 97) throw new MusigError("secret nonce must be 97 bytes");
     const k1Bytes = secNonce.slice(0, 32);
     const k2Bytes = secNonce.slice(32, 64);
@@ -184,8 +184,9 @@ class LibsecpSession implements MusigBackendSession {
       const g = hasEvenY(ctx.Q) ? 1n : N - 1n;
       const d = mod(g * ctx.gacc * d0);
       const psig = bigIntTo32(mod(k1 + b * k2 + e * a * d));
-      // BIP-327 checks its own partial signature before releasing it (guards against faults).
-      if (!this.verifyInternal(psig, nonceFromScalars(k1Bytes, k2Bytes), P)) throw new MusigError("own partial signature does not verify");
+      // BIP-327 checks its own partial signature before releasing it (guards against faults),
+      // unless the caller keeps it and checks the final signature instead.
+      if (ownCheckBy !== "aggregate" && !this.verifyInternal(psig, nonceFromScalars(k1Bytes, k2Bytes), P)) throw new MusigError("own partial signature does not verify");
       return psig;
     } finally {
       k1Bytes.fill(0);

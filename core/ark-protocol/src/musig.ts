@@ -154,6 +154,14 @@ export class MusigSession {
   }
 
   /**
+   * Like {@link sign}, for a partial signature that is only ever aggregated here: its check
+   * against the signer's key is left to the caller's verification of the final signature.
+   */
+  signForAggregate(secNonce: Uint8Array, secretKey: Uint8Array): Uint8Array {
+    return wrap("partial signing", () => this.inner.sign(secNonce, secretKey, "aggregate"));
+  }
+
+  /**
    * PartialSigVerify of `partialSig` by the participant `signer`. `nonces` lists every
    * participant's public nonce with its key (any order); their aggregate must equal the
    * session's aggregated nonce. Returns false (never throws) for an invalid signature.
@@ -273,17 +281,18 @@ export function musigCompleteCosign(p: {
   // Our partial signature never leaves this function, so the co-signer's is checked through the
   // final signature (one BIP-340 verification, cheaper than PartialSigVerify); only a final
   // signature that does not verify is traced to its cause.
-  const own = session.sign(p.nonce.secNonce, p.secretKey);
+  const own = session.signForAggregate(p.nonce.secNonce, p.secretKey);
   let signature: Uint8Array | undefined;
   try {
     signature = session.aggregate([own, p.response.partialSig]);
   } catch {
-    signature = undefined; // an out-of-range partial signature: the co-signer's (ours verified itself)
+    signature = undefined; // an out-of-range partial signature: the co-signer's (ours is below n)
   }
   const outputKey = p.tweak ? musigTweakedKey(pubkeys, p.tweak) : musigAggregateKey(pubkeys);
   if (signature && verifySchnorr(signature, p.message, outputKey)) return signature;
   if (!session.verifyPartial(p.response.partialSig, p.otherPubkey, nonces)) {
     throw new MusigInvalidPartialSignatureError("co-signer partial signature does not verify");
   }
-  throw new MusigError("the aggregated signature does not verify");
+  // the co-signer's part is valid: ours was faulty (it never left this function)
+  throw new MusigError("own partial signature does not verify");
 }
