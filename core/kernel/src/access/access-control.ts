@@ -36,7 +36,7 @@ export function effectiveScope(route: RouteDefinition): RouteScope {
  * are written after the answer (never holding it back), and a burst of requests costs one commit
  * per gathering instead of one per request. A crash may lose the rows of that last moment.
  */
-export const AUDIT_GATHER_MS = 50;
+export const AUDIT_GATHER_MS = 200;
 
 export class AccessControl {
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
