@@ -7,6 +7,7 @@ import { SqliteDriver } from "@mikro-orm/sqlite";
 import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import type { Logger } from "../log/logger.js";
 import type { MigrationDefinition, SqlDialect } from "./migration.js";
+import { SqliteStatements } from "./sqlite-statements.js";
 
 /** Where the data lives: an SQLite file (default, in the datadir) or a PostgreSQL schema. */
 export type DatabaseLocation =
@@ -38,6 +39,7 @@ export class Database {
   private location: DatabaseLocation | undefined;
   private readonly tx = new AsyncLocalStorage<{ em: EntityManager; afterCommit: (() => void)[] }>();
   private readonly drains: (() => Promise<void>)[] = [];
+  private sqlite: SqliteStatements | undefined;
 
   constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
 
@@ -91,6 +93,21 @@ export class Database {
     }
     this.orm = orm;
     this.location = location;
+    this.sqlite = location.dialect === "sqlite" ? await SqliteStatements.of(orm.em.getConnection()) : undefined;
+  }
+
+  /**
+   * The SQLite connection's prepared statements when a plain statement may run on it at this
+   * moment without landing in someone else's transaction: inside this context's
+   * {@link transaction} once it has begun on the connection (the transaction holds the connection
+   * until it ends), or outside any transaction (the statement commits on its own, like any
+   * statement MikroORM runs there). `undefined` otherwise (PostgreSQL, or another caller's
+   * transaction is open): the statement then goes through MikroORM, which waits for it.
+   */
+  sqliteNow(): SqliteStatements | undefined {
+    const s = this.sqlite;
+    if (!s || !this.orm) return undefined;
+    return this.tx.getStore() ? (s.inTransaction ? s : undefined) : s.inTransaction ? undefined : s;
   }
 
   /**
@@ -155,6 +172,7 @@ export class Database {
     }
     const orm = this.orm;
     this.orm = undefined;
+    this.sqlite = undefined;
     await orm?.close(true);
   }
 

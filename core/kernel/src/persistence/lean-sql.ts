@@ -11,7 +11,9 @@ interface SqlEntityManager {
  * entity tracking, no change sets, no hydration. Queries go through the entity manager of the
  * moment, so inside `Database.transaction` they join that transaction. `?` marks a parameter
  * (an array fills an `in (…)` list); `{t}` in a query stands for `table`, qualified with the
- * PostgreSQL schema when there is one. The same SQL runs on SQLite and PostgreSQL: rows come back
+ * PostgreSQL schema when there is one. On SQLite a statement runs prepared on the connection
+ * itself when it can (`Database.sqliteNow`, {@link SqliteStatements}: compiled once, then only
+ * bound). The same SQL runs on SQLite and PostgreSQL: rows come back
  * as the driver gives them (SQLite: numbers and 0/1 booleans; PostgreSQL: bigints as strings).
  */
 export class LeanSql {
@@ -26,12 +28,16 @@ export class LeanSql {
 
   /** The rows a `select` returns. */
   async all<T>(query: string, params: readonly unknown[] = []): Promise<T[]> {
+    const rows = this.db.sqliteNow()?.all<T>(query.replaceAll("{t}", this.table), params);
+    if (rows) return rows;
     const { em, sql } = this.prepare(query);
     return (await em.execute(sql, params, "all")) as T[];
   }
 
   /** Runs an `insert`, `update` or `delete`; answers how many rows it changed. */
   async run(query: string, params: readonly unknown[] = []): Promise<number> {
+    const changed = this.db.sqliteNow()?.run(query.replaceAll("{t}", this.table), params);
+    if (changed !== undefined) return changed;
     const { em, sql } = this.prepare(query);
     return ((await em.execute(sql, params, "run")) as { affectedRows: number }).affectedRows;
   }
