@@ -78,6 +78,22 @@ export function readProfile(dir: string): CpuProfile {
   return JSON.parse(readFileSync(join(dir, f), "utf8")) as CpuProfile;
 }
 
+/** The samples of `p` taken from `fromUs` on (the first one's interval cut at `fromUs`). */
+export function trimProfile(p: CpuProfile, fromUs: number): CpuProfile {
+  const samples: number[] = [];
+  const timeDeltas: number[] = [];
+  let at = p.startTime;
+  let last = fromUs;
+  p.samples.forEach((id, i) => {
+    at += p.timeDeltas[i] ?? 0;
+    if (at < fromUs) return;
+    samples.push(id);
+    timeDeltas.push(at - last);
+    last = at;
+  });
+  return { ...p, startTime: Math.max(p.startTime, fromUs), samples, timeDeltas };
+}
+
 /** Profiles this process while `work` runs. */
 export async function profileHere<T>(work: () => Promise<T>): Promise<{ result: T; profile: CpuProfile }> {
   const s = new Session();
@@ -86,9 +102,11 @@ export async function profileHere<T>(work: () => Promise<T>): Promise<{ result: 
     await s.post("Profiler.enable");
     await s.post("Profiler.setSamplingInterval", { interval: 200 });
     await s.post("Profiler.start");
+    const startedUs = monotonicUs();
     const result = await work();
     const { profile } = await s.post("Profiler.stop");
-    return { result, profile: profile as unknown as CpuProfile };
+    // the profiler's own start-up shows as one long first sample: only the work's samples count
+    return { result, profile: trimProfile(profile as unknown as CpuProfile, startedUs) };
   } finally {
     s.disconnect();
   }
