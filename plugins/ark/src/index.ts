@@ -18,7 +18,7 @@ export {
   backUpVtxoIds, catchUpRecovery, MAX_RECOVERY_IDS, RECOVERY_AUTH_SECS, RECOVERY_REGISTER_CHUNK, type RecoveryBackupPorts, type RecoveryCatchUp,
 } from "./daemon/recovery/recovery-backup.js";
 export { VtxoLocks } from "./daemon/vtxos/vtxo-locks.js";
-export { MailboxHandlers, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
+export { MailboxHandlers, type MailboxAck, type MailboxHandler, type MailboxMessageOf } from "./daemon/mailbox/mailbox-handlers.js";
 export { KeptMailboxMessages, type KeptMailboxMessage } from "./daemon/mailbox/kept-messages.js";
 export type { MailboxMessage, MailboxMessageKind } from "@tender/ark-protocol/server";
 export { NoArkServerConfiguredError } from "./daemon/connection/open-connection.js";

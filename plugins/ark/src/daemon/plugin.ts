@@ -112,8 +112,8 @@ export const arkPlugin = definePlugin({
     // the mailbox: each kind of message goes to the plugin that handles it; the Ark rail takes arkoor payments
     const handlers = new MailboxHandlers();
     ctx.provide(MailboxHandlersService, handlers);
-    handlers.register("arkoor", ctx.name, async (msg) => {
-      await receiveArkoorVtxos(await rail(), msg.vtxos);
+    handlers.register("arkoor", ctx.name, async (msg, ack) => {
+      await receiveArkoorVtxos(await rail(), msg.vtxos, ack);
     });
     const kept = new KeptMailboxMessages(db);
     ctx.provideForWallet(ArkMailboxService, {

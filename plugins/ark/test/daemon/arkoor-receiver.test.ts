@@ -62,6 +62,35 @@ describe("arkoor receive from the mailbox", () => {
     expect([registered, recoveryPosts]).to.deep.equal([1, 1]);
   });
 
+  it("settles the message in the commit that stores its VTXOs and marks their recovery backup: a failed settle stores nothing", async () => {
+    const a = await ours(3_000n);
+    let settles = 0;
+    const failing = { settleInTransaction: async () => { settles++; throw new Error("disk full"); } };
+    let err: unknown;
+    await receiveArkoorVtxos(w, [encodeVtxo(a)], failing).catch((e: unknown) => { err = e; });
+    expect(String(err)).to.contain("disk full");
+    expect(await w.vtxos.get(vtxoIdString(a))).to.equal(undefined);
+    const marks: boolean[] = [];
+    const ack = { settleInTransaction: async () => { settles++; marks.push(await w.vtxos.isRecoveryRegistered(vtxoIdString(a))); } };
+    expect(await receiveArkoorVtxos(w, [encodeVtxo(a)], ack)).to.deep.equal([vtxoIdString(a)]);
+    // settled after the VTXO and its recovery mark were written, in their transaction
+    expect([settles, marks]).to.deep.equal([2, [true]]);
+    expect(await w.vtxos.isRecoveryRegistered(vtxoIdString(a))).to.equal(true);
+  });
+
+  it("leaves the recovery mark unset when the registration or the backup failed (the sync's catch-up does them again)", async () => {
+    const server = w.server as unknown as { postRecoveryVtxoIds: () => Promise<void>; registerVtxoTransactions: () => Promise<void> };
+    const a = await ours(3_000n);
+    server.postRecoveryVtxoIds = async () => { throw new Error("unavailable"); };
+    expect(await receiveArkoorVtxos(w, [encodeVtxo(a)])).to.deep.equal([vtxoIdString(a)]);
+    expect(await w.vtxos.isRecoveryRegistered(vtxoIdString(a))).to.equal(false);
+    const b = await ours(4_000n);
+    server.postRecoveryVtxoIds = async () => undefined;
+    server.registerVtxoTransactions = async () => { throw new Error("unavailable"); };
+    expect(await receiveArkoorVtxos(w, [encodeVtxo(b)])).to.deep.equal([vtxoIdString(b)]);
+    expect(await w.vtxos.isRecoveryRegistered(vtxoIdString(b))).to.equal(false);
+  });
+
   it("ignores a redelivered message: nothing stored twice, no second movement", async () => {
     const a = await ours(3_000n);
     await receiveArkoorVtxos(w, [encodeVtxo(a)]);

@@ -5,6 +5,7 @@ import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
 import { KeptMailboxMessages } from "../../src/daemon/mailbox/kept-messages.js";
 import { MailboxHandlers } from "../../src/daemon/mailbox/mailbox-handlers.js";
 import { MailboxSync } from "../../src/daemon/mailbox/mailbox-sync.js";
+import { readMailboxCheckpoint, writeMailboxCheckpoint } from "../../src/daemon/connection/server-pins.js";
 import { MNEMONIC, masterOf, memoryDb } from "./fixtures.js";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
@@ -97,6 +98,64 @@ describe("mailbox message handlers: a kind no handler claims is kept, then hande
     await consumer.handOverKept();
     expect(seen).to.deep.equal([2n, 2n, 5n]);
     expect(await kept.list()).to.deep.equal([]);
+  });
+
+  it("a handler that settles its message in its own transaction commits the checkpoint there: rolled back with it, and not written again after the handler", async () => {
+    const { server, reads } = mailboxServer([arkoor, payment]);
+    const handlers = new MailboxHandlers();
+    let rollBack = true;
+    const seenInCommit: bigint[] = [];
+    handlers.register("arkoor", "ark", async (_m, ack) => {
+      await db.transaction(async () => {
+        await ack.settleInTransaction();
+        if (rollBack) throw new Error("disk full");
+      });
+      seenInCommit.push(await readMailboxCheckpoint(db));
+    });
+    handlers.register("incoming-lightning-payment", "lightning", async () => undefined);
+    const consumer = new MailboxSync(server, keys, db, silentLogger, handlers, new KeptMailboxMessages(db));
+    expect(await consumer.sync()).to.equal(0n);
+    expect(await readMailboxCheckpoint(db)).to.equal(0n);
+    rollBack = false;
+    expect(await consumer.sync()).to.equal(4n);
+    // the checkpoint was past the arkoor message as soon as the handler's transaction committed
+    expect(seenInCommit).to.deep.equal([1n]);
+    expect(reads).to.deep.equal([0n, 0n]);
+  });
+
+  it("a kept message settled in its handler's transaction is forgotten in that commit; rolled back, it stays kept", async () => {
+    const kept = new KeptMailboxMessages(db);
+    await new MailboxSync(mailboxServer([recovery]).server, keys, db, silentLogger, new MailboxHandlers(), kept).sync();
+    const handlers = new MailboxHandlers();
+    let rollBack = true;
+    const keptInCommit: number[] = [];
+    handlers.register("recovery-vtxo-ids", "recovery", async (_m, ack) => {
+      await db.transaction(async () => {
+        await ack.settleInTransaction();
+        if (rollBack) throw new Error("disk full");
+      });
+      keptInCommit.push((await kept.list()).length);
+    });
+    const consumer = new MailboxSync(mailboxServer([recovery]).server, keys, db, silentLogger, handlers, kept);
+    await consumer.handOverKept();
+    expect((await kept.list()).map((k) => k.message)).to.deep.equal([recovery]);
+    rollBack = false;
+    await consumer.handOverKept();
+    expect(keptInCommit).to.deep.equal([0]);
+    expect(await kept.list()).to.deep.equal([]);
+  });
+
+  it("reads the checkpoint again after exclusive work, which may have moved it (a recovery from the seed)", async () => {
+    const { server, reads } = mailboxServer([arkoor, recovery, payment]);
+    const handlers = new MailboxHandlers();
+    const handled: bigint[] = [];
+    for (const kind of ["arkoor", "recovery-vtxo-ids", "incoming-lightning-payment"] as const) handlers.register(kind, "test", async (m) => void handled.push(m.checkpoint));
+    const consumer = new MailboxSync(server, keys, db, silentLogger, handlers, new KeptMailboxMessages(db));
+    expect(await consumer.checkpoint()).to.equal(0n);
+    await consumer.exclusive(() => writeMailboxCheckpoint(db, 2n));
+    expect(await consumer.sync()).to.equal(4n);
+    expect(reads).to.deep.equal([2n]);
+    expect(handled).to.deep.equal([4n]);
   });
 
   it("refuses a second handler for one kind, naming both plugins", () => {

@@ -1,19 +1,30 @@
-import { decodeVtxo, encodeVtxo, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { decodeVtxo, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { ArkRail } from "../ark-rail.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
+import { backUpVtxoIds } from "../recovery/recovery-backup.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.js";
-import { postRecoveryIds } from "./recovery-ids.js";
+import type { MailboxAck } from "./mailbox-handlers.js";
+
+/** A received VTXO that passed the checks, with the bytes it arrived as. */
+interface Accepted {
+  readonly vtxo: Vtxo;
+  readonly id: string;
+  readonly bytes: Uint8Array;
+}
 
 /**
  * Processes the VTXOs of one arkoor mailbox message (the receiving side of an arkoor payment): each is decoded and
  * checked (anchor, signatures, policy, server, expiry, ownership); invalid ones are logged and
- * dropped. New ones are registered with the server (best effort), stored as spendable, and
- * recorded as one `bark.arkoor`/`receive` movement per receiving address. Returns the ids stored.
+ * dropped. New ones are registered with the server and backed up in the recovery mailbox (both
+ * best effort, idempotent on the server, at once), then stored as spendable and recorded as one
+ * `bark.arkoor`/`receive` movement per receiving address, in one commit that also marks their
+ * recovery backup (when both server calls succeeded) and settles the message through `ack` (the
+ * mailbox checkpoint moves past it). Returns the ids stored.
  * Throws when the server or chain could not be asked (the checkpoint must then not advance).
  */
-export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Array[]): Promise<string[]> {
+export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Array[], ack?: MailboxAck): Promise<string[]> {
   const info = (await w.server.connect()).arkInfo;
-  const accepted: Vtxo[] = [];
+  const accepted: Accepted[] = [];
   for (const bytes of encoded) {
     let vtxo: Vtxo;
     try {
@@ -33,42 +44,47 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
       }
       throw e;
     }
-    accepted.push(vtxo);
+    accepted.push({ vtxo, id, bytes });
   }
   if (accepted.length === 0) return [];
-  // the (best effort) registration runs while the VTXOs are stored; the recovery backup waits for it
-  const registering = w.server.registerVtxoTransactions(accepted.map((v) => encodeVtxo(v))).then(() => true, (e: unknown) => {
-    w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
-    return false;
-  });
-  const byKey = new Map<string, Vtxo[]>();
-  for (const v of accepted) {
-    const k = toHex(v.policy.userPubkey);
-    byKey.set(k, [...(byKey.get(k) ?? []), v]);
+  // Registering the chains and backing the ids up before the store: a crash before the store's
+  // commit leaves the message unsettled, and its redelivery repeats both (idempotent); with the
+  // outcome known, the store's commit also records the backup, so no commit of its own follows.
+  const [registered, backedUp] = await Promise.all([
+    w.server.registerVtxoTransactions(accepted.map((a) => a.bytes)).then(() => true, (e: unknown) => {
+      w.logger.debug(`mailbox: re-registering received VTXOs failed (best effort): ${e instanceof Error ? e.message : String(e)}`);
+      return false;
+    }),
+    backUpVtxoIds(w, accepted.map((a) => a.id)),
+  ]);
+  const byKey = new Map<string, Accepted[]>();
+  for (const a of accepted) {
+    const k = toHex(a.vtxo.policy.userPubkey);
+    byKey.set(k, [...(byKey.get(k) ?? []), a]);
   }
-  const stored: string[] = [];
-  for (const [pubkey, vtxos] of byKey) {
-    // The VTXOs and their movement commit together: a crash in between must not leave received
-    // funds without their history entry (a redelivery skips VTXOs that are already stored).
-    const fresh = await w.db.transaction(async () => {
-      const added: Vtxo[] = [];
-      for (const v of vtxos) if (await w.vtxos.add(v, "spendable")) added.push(v);
-      if (added.length === 0) return added;
+  // The VTXOs, their movements and the message's checkpoint commit together: a crash in between
+  // must neither leave received funds without their history entry nor skip the message before
+  // its VTXOs are stored (a redelivery skips VTXOs that are already stored).
+  return w.db.transaction(async () => {
+    const stored: string[] = [];
+    for (const [pubkey, group] of byKey) {
+      const added: Accepted[] = [];
+      for (const a of group) if (await w.vtxos.add(a.vtxo, "spendable")) added.push(a);
+      if (added.length === 0) continue;
       const key = w.keys.keyByPubkey(pubkey)!;
-      const amount = added.reduce((s, v) => s + v.amount, 0n);
+      const amount = added.reduce((s, a) => s + a.vtxo.amount, 0n);
       await w.movements.create({
         status: "successful",
         subsystem: { name: "bark.arkoor", kind: "receive" },
         intendedBalanceSat: Number(amount),
         effectiveBalanceSat: Number(amount),
         receivedOn: [{ destination: { type: "ark", value: arkAddressOf(w.keys, key, info, w.settings().network) }, amount_sat: Number(amount) }],
-        outputVtxos: added.map(vtxoIdString),
+        outputVtxos: added.map((a) => a.id),
       });
-      return added;
-    });
-    stored.push(...fresh.map(vtxoIdString));
-  }
-  const registered = await registering;
-  await postRecoveryIds(w, stored, { chainsRegistered: registered });
-  return stored;
+      stored.push(...added.map((a) => a.id));
+    }
+    if (registered && backedUp) await w.vtxos.markRecoveryRegistered(stored);
+    await ack?.settleInTransaction();
+    return stored;
+  });
 }

@@ -2,8 +2,8 @@ import { AsyncLock, type Database, type Logger } from "@tender/core";
 import type { ArkServer, MailboxMessage, MailboxSubscription } from "@tender/ark-protocol/server";
 import type { ArkKeys } from "../keys/ark-keys.js";
 import type { KeptMailboxMessages } from "./kept-messages.js";
-import type { MailboxHandlers } from "./mailbox-handlers.js";
-import { readMailboxCheckpoint, writeMailboxCheckpoint } from "../connection/server-pins.js";
+import type { MailboxAck, MailboxHandlers } from "./mailbox-handlers.js";
+import { MailboxCheckpointStore } from "./mailbox-checkpoint.js";
 import { mailboxAuthorization, SUBSCRIBE_AUTH_SECS, SYNC_AUTH_SECS } from "./mailbox-authorization.js";
 
 /** Pages a sync reads at most (bark reads at most 10 pages per sync; the subscription delivers the rest). */
@@ -14,19 +14,26 @@ export const MAX_SYNC_PAGES = 10;
  * (`ReadMailbox`, at most 10 pages) and the background subscription streams it; both take
  * messages one by one, under one lock, and store each message's checkpoint once it is safe:
  *
- * - a message whose kind has a handler (see {@link MailboxHandlers}) is handed to it; when the
- *   handler throws, the consumer stops there without advancing, so the message is read again
- *   before anything later;
+ * - a message whose kind has a handler (see {@link MailboxHandlers}) is handed to it; the
+ *   checkpoint moves past it in the handler's own commit when the handler settles it there
+ *   ({@link MailboxAck}), otherwise once the handler returned; when the handler throws, the
+ *   consumer stops there without advancing, so the message is read again before anything later;
  * - a message no handler claims is kept in the wallet database (and logged), in the same
  *   transaction that moves the checkpoint past it; kept messages are handed to the handler of
  *   their kind as soon as one is registered (at wallet load and at every sync), and forgotten
  *   once it processed them.
+ *
+ * The consumer is the only writer of the checkpoint besides work run {@link exclusive}ly, so it
+ * keeps the value it last committed instead of reading it for every message.
  *
  * Disposing of it stops the subscription (waiting for a message being processed).
  */
 export class MailboxSync {
   private readonly lock = new AsyncLock();
   private subscription: MailboxSubscription | undefined;
+  private readonly checkpoints: MailboxCheckpointStore;
+  /** The checkpoint last read or committed; `undefined` until read (and after exclusive work). */
+  private known: bigint | undefined;
 
   constructor(
     private readonly server: ArkServer,
@@ -35,33 +42,60 @@ export class MailboxSync {
     private readonly logger: Logger,
     private readonly handlers: MailboxHandlers,
     private readonly kept: KeptMailboxMessages,
-  ) {}
+  ) {
+    this.checkpoints = new MailboxCheckpointStore(db);
+  }
 
   /** The stored checkpoint. */
-  checkpoint(): Promise<bigint> {
-    return readMailboxCheckpoint(this.db);
+  async checkpoint(): Promise<bigint> {
+    return (this.known ??= await this.checkpoints.read());
+  }
+
+  /** Moves the stored checkpoint to `checkpoint` through the transaction of the moment; the kept value follows once that commits. */
+  private async advance(checkpoint: bigint): Promise<void> {
+    await this.checkpoints.advance(checkpoint);
+    this.db.afterCommit(() => {
+      if (this.known === undefined || checkpoint > this.known) this.known = checkpoint;
+    });
   }
 
   /** Processes (or keeps) one message and stores its checkpoint; false when it must be read again. */
   private async process(msg: MailboxMessage): Promise<boolean> {
-    if (msg.checkpoint <= (await readMailboxCheckpoint(this.db))) return true;
+    if (msg.checkpoint <= (await this.checkpoint())) return true;
     const handler = this.handlers.handlerOf(msg.kind);
     if (!handler) {
       await this.db.transaction(async () => {
         await this.kept.keep(msg);
-        await writeMailboxCheckpoint(this.db, msg.checkpoint);
+        await this.advance(msg.checkpoint);
       });
       this.logger.warn(`mailbox: no plugin handles ${msg.kind} messages; the one at checkpoint ${msg.checkpoint} is kept until one does`);
       return true;
     }
+    const ack = this.ackWith(() => this.advance(msg.checkpoint));
     try {
-      await handler(msg);
+      await handler(msg, ack);
     } catch (e) {
       this.logger.warn(`mailbox: ${msg.kind} message at checkpoint ${msg.checkpoint} not processed: ${errorText(e)}`);
       return false;
     }
-    await writeMailboxCheckpoint(this.db, msg.checkpoint);
+    if (!ack.settled) await this.advance(msg.checkpoint);
     return true;
+  }
+
+  /** An ack running `settle` in the handler's transaction; `settled` once that committed. */
+  private ackWith(settle: () => Promise<void>): MailboxAck & { readonly settled: boolean } {
+    let settled = false;
+    return {
+      settleInTransaction: async () => {
+        await settle();
+        this.db.afterCommit(() => {
+          settled = true;
+        });
+      },
+      get settled() {
+        return settled;
+      },
+    };
   }
 
   /**
@@ -70,7 +104,13 @@ export class MailboxSync {
    * past the deliveries it already accounted for).
    */
   exclusive<T>(work: () => Promise<T>): Promise<T> {
-    return this.lock.run(work);
+    return this.lock.run(async () => {
+      try {
+        return await work();
+      } finally {
+        this.known = undefined;
+      }
+    });
   }
 
   /** Hands kept messages to the handlers of their kinds now (at wallet load; `sync()` does it first). */
@@ -84,14 +124,15 @@ export class MailboxSync {
     for (const { message } of await this.kept.list()) {
       const handler = this.handlers.handlerOf(message.kind);
       if (!handler || failed.has(message.kind)) continue;
+      const ack = this.ackWith(() => this.kept.remove(message.checkpoint));
       try {
-        await handler(message);
+        await handler(message, ack);
       } catch (e) {
         failed.add(message.kind);
         this.logger.warn(`mailbox: kept ${message.kind} message at checkpoint ${message.checkpoint} not processed yet: ${errorText(e)}`);
         continue;
       }
-      await this.kept.remove(message.checkpoint);
+      if (!ack.settled) await this.kept.remove(message.checkpoint);
       this.logger.info(`mailbox: kept ${message.kind} message at checkpoint ${message.checkpoint} handed to its handler`);
     }
   }
@@ -102,21 +143,21 @@ export class MailboxSync {
       await this.handOverKeptNow();
       const mailboxId = this.keys.mailboxKey().publicKey;
       for (let page = 0; page < MAX_SYNC_PAGES; page++) {
-        const checkpoint = await readMailboxCheckpoint(this.db);
+        const checkpoint = await this.checkpoint();
         const res = await this.server.readMailbox({ mailboxId, authorization: mailboxAuthorization(this.keys, SYNC_AUTH_SECS), checkpoint });
         for (const msg of res.messages) {
-          if (!(await this.process(msg))) return readMailboxCheckpoint(this.db);
+          if (!(await this.process(msg))) return this.checkpoint();
         }
         if (!res.haveMore || res.messages.length === 0) break;
       }
-      return readMailboxCheckpoint(this.db);
+      return this.checkpoint();
     });
   }
 
   /** Starts the background subscription from the stored checkpoint (no-op when running). */
   async subscribe(): Promise<void> {
     if (this.subscription) return;
-    const checkpoint = await readMailboxCheckpoint(this.db);
+    const checkpoint = await this.checkpoint();
     const sub = this.server.subscribeMailbox({
       mailboxId: this.keys.mailboxKey().publicKey,
       checkpoint,
