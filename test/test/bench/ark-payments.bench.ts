@@ -15,7 +15,7 @@
  * sender or the server on the path is waiting (timers, polls, I/O).
  */
 import { readFileSync, rmSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { busyMs, categorize, monotonicUs, profileHere, readProfile, type BenchReport, type BenchRow } from "@tender/core";
 import { decodeTx, decodeVtxo, fromHex, reverseBytes, toHex } from "@tender/ark-protocol";
@@ -156,13 +156,20 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const crypto = (m: Map<string, number>) => [...m].filter(([k]) => k.startsWith("crypto")).reduce((s, [, v]) => s + v, 0) / PROFILED;
     const aliceBusy = busyMs(cats.alice) / PROFILED;
     const serverBusy = busyMs(cats.server) / PROFILED;
+    const bobBusy = busyMs(cats.bob) / PROFILED;
+    // every payment costs CPU in three processes that share this machine's cores: at that cost the
+    // cores allow at most this many payments per second, however well the work overlaps
+    const cores = availableParallelism();
+    const allCpu = aliceBusy + serverBusy + bobBusy;
+    const cpuBound = (cores * 1000) / allCpu;
     const waiting = Math.max(0, wallPerPayment - aliceBusy - serverBusy);
     const share = (x: number) => `${((x / wallPerPayment) * 100).toFixed(0)}% of a payment's wall time`;
     const topOf = (m: Map<string, number>) => [...m].filter(([k]) => k !== "idle").sort((a, b) => b[1] - a[1])[0]!;
     const [aTop, aTopMs] = topOf(cats.alice);
     const [sTop, sTopMs] = topOf(cats.server);
     const senderDb = (cats.alice.get("database (SQLite, MikroORM)") ?? 0) / PROFILED;
-    const bound = `one durable commit ${commitMs.toFixed(1)} ms on this disk, the sender's database time ${senderDb.toFixed(1)} ms per payment (≈ ${(senderDb / commitMs).toFixed(1)} commits' worth); ` +
+    const cpuNote = `CPU per payment in all three processes ${allCpu.toFixed(1)} ms (sender ${aliceBusy.toFixed(1)}, server ${serverBusy.toFixed(1)}, receiver ${bobBusy.toFixed(1)}; raw crypto ${raw.totalMs.toFixed(1)}): ${cores} cores allow at most ${cpuBound.toFixed(1)} payments/s`;
+    const bound = `${cpuNote}; one durable commit ${commitMs.toFixed(1)} ms on this disk, the sender's database time ${senderDb.toFixed(1)} ms per payment (≈ ${(senderDb / commitMs).toFixed(1)} commits' worth); ` +
       `sender busy (CPU and fsync) ${aliceBusy.toFixed(1)} ms (${share(aliceBusy)}; largest: ${aTop} ${(aTopMs / PROFILED).toFixed(1)} ms), ` +
       `server busy ${serverBusy.toFixed(1)} ms (${share(serverBusy)}; largest: ${sTop} ${(sTopMs / PROFILED).toFixed(1)} ms), waiting ${waiting.toFixed(1)} ms (${share(waiting)})`;
 
@@ -181,6 +188,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       { name: "daemon start-up (process start → /ping)", opsPerSec: 1000 / ((s1 + s2) / 2), note: `${s1.toFixed(0)} / ${s2.toFixed(0)} ms fresh; ${restartMs.map((x) => x.toFixed(0)).join(" / ")} ms with a wallet and under --cpu-prof` },
       { name: "daemon idle RSS (MB, Alice with a loaded wallet)", opsPerSec: idleRss, note: "VmRSS" },
       ...reads.rows,
+      { name: "CPU bound: payments/s the cores allow at the measured CPU per payment", opsPerSec: cpuBound, note: cpuNote },
       { name: `profiled burst: wall ms per payment`, opsPerSec: wallPerPayment, note: `${PROFILED} sequential sends under the profiler; ${bound}` },
       ...breakdownRows(cats, perPayment, crypto),
     ];
