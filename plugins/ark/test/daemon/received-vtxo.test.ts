@@ -2,7 +2,7 @@ import { expect } from "chai";
 import type { ChainSource, Database } from "@tender/core";
 import { encodeTx, reverseBytes, toHex, txid, type Transaction, type Vtxo } from "@tender/ark-protocol";
 import { ArkKeys } from "../../src/daemon/keys/ark-keys.js";
-import { checkReceivedVtxo, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
+import { checkReceivedVtxo, RECEIVE_TIP_REUSE_MARGIN, RECEIVE_TIP_REUSE_MS, VtxoNotAcceptedError } from "../../src/daemon/vtxos/received-vtxo.js";
 import { EXIT_DELTA, MNEMONIC, SERVER, masterOf, memoryDb, randomKey, signedBoard as board } from "./fixtures.js";
 
 describe("received VTXO acceptance (mailbox receive and import)", () => {
@@ -57,5 +57,39 @@ describe("received VTXO acceptance (mailbox receive and import)", () => {
     const later = published(board({ sk: k5.secretKey, pk: k5.publicKey }, 10_000n, 500));
     expect(await check(later)).to.match(/not owned by this wallet/);
     expect(await check(later, true)).to.equal("accepted");
+  });
+
+  it("a receive reuses a tip read within the last second for a VTXO far from its bound, and reads it afresh near the bound or later; an import always reads it", async () => {
+    let height = 100;
+    let reads = 0;
+    const moving = {
+      getTip: async () => {
+        reads++;
+        return { height, hash: "00".repeat(32) };
+      },
+      getTx: chain.getTx,
+    } as unknown as ChainSource;
+    const checkOn = (vtxo: Vtxo, importing = false) =>
+      checkReceivedVtxo(vtxo, { chain: moving, keys, serverPubkey: SERVER.pk, exitDelta: EXIT_DELTA, importing }).then(() => "accepted", (e: Error) => e.message);
+    const far = published(board(own, 10_000n, 500));
+    expect(await checkOn(far)).to.equal("accepted");
+    expect(await checkOn(far)).to.equal("accepted");
+    expect(reads).to.equal(1);
+    // a block found meanwhile: a VTXO just past the bound of the kept tip is checked on a fresh one
+    height = 101;
+    const edge = published(board(own, 10_000n, 100 + EXIT_DELTA + RECEIVE_TIP_REUSE_MARGIN));
+    expect(await checkOn(edge)).to.equal("accepted");
+    expect(reads).to.equal(2);
+    height = 100 + RECEIVE_TIP_REUSE_MARGIN;
+    expect(await checkOn(edge)).to.match(/too close to the tip/);
+    expect(reads).to.equal(3);
+    expect(await checkOn(far, true)).to.equal("accepted");
+    expect(reads).to.equal(4);
+    // a kept tip is read again once it is older than the reuse time
+    expect(await checkOn(far)).to.equal("accepted");
+    expect(reads).to.equal(4);
+    await new Promise((r) => setTimeout(r, RECEIVE_TIP_REUSE_MS + 20));
+    expect(await checkOn(far)).to.equal("accepted");
+    expect(reads).to.equal(5);
   });
 });

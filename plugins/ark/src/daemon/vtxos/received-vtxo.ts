@@ -1,5 +1,5 @@
 import { decodeTx, bytesEqual, fromHex, toHex, reverseBytes, validateVtxo, vtxoIdString, type Transaction, type Vtxo } from "@tender/ark-protocol";
-import type { ChainSource } from "@tender/core";
+import type { BlockRef, ChainSource } from "@tender/core";
 import type { ArkKeys } from "../keys/ark-keys.js";
 
 /** A VTXO the wallet refuses to accept (import or mailbox); the message says why. */
@@ -42,6 +42,49 @@ async function anchorTx(chain: ChainSource, txid: string): Promise<Transaction |
   return tx;
 }
 
+/** How long a tip read for a receive's expiry check is used again (payments arrive several per second). */
+export const RECEIVE_TIP_REUSE_MS = 1_000;
+/**
+ * Blocks by which a VTXO must clear a reused tip's expiry bound; closer to the bound, the tip is
+ * read afresh, so a VTXO is never accepted on a tip that blocks found since then would refuse it
+ * (more than this many blocks in {@link RECEIVE_TIP_REUSE_MS} is beyond any real chain).
+ */
+export const RECEIVE_TIP_REUSE_MARGIN = 6;
+
+/** The last tip each chain source gave a receive, with when it was read (a read in flight is shared). */
+const receiveTips = new WeakMap<ChainSource, { tip: Promise<BlockRef>; atMs: number }>();
+
+/** A tip of `chain` read at most {@link RECEIVE_TIP_REUSE_MS} ago, or read now. */
+function recentTip(chain: ChainSource, nowMs: number): Promise<BlockRef> {
+  const known = receiveTips.get(chain);
+  if (known && nowMs - known.atMs < RECEIVE_TIP_REUSE_MS) return known.tip;
+  return freshTip(chain, nowMs);
+}
+
+/** Reads the tip of `chain` now and keeps it for the next receives (a failed read is not kept). */
+function freshTip(chain: ChainSource, nowMs: number): Promise<BlockRef> {
+  const tip = chain.getTip();
+  const entry = { tip, atMs: nowMs };
+  receiveTips.set(chain, entry);
+  tip.catch(() => {
+    if (receiveTips.get(chain) === entry) receiveTips.delete(chain);
+  });
+  return tip;
+}
+
+/**
+ * The tip an expiry check uses: a fresh one for an import; for a receive, one read within the
+ * last {@link RECEIVE_TIP_REUSE_MS} when the VTXO clears its bound by {@link RECEIVE_TIP_REUSE_MARGIN}
+ * blocks, a fresh one otherwise.
+ */
+async function tipFor(vtxo: Vtxo, ctx: AcceptanceContext): Promise<BlockRef> {
+  if (ctx.importing === true) return ctx.chain.getTip();
+  const now = Date.now();
+  const recent = await recentTip(ctx.chain, now);
+  if (vtxo.expiryHeight > recent.height + ctx.exitDelta + RECEIVE_TIP_REUSE_MARGIN) return recent;
+  return freshTip(ctx.chain, now);
+}
+
 /**
  * Checks a VTXO someone gave the wallet (an arkoor receive or an import): the policy is
  * `pubkey`, the server key is ours, the wallet holds its key, it expires after tip + exit delta
@@ -56,7 +99,7 @@ export async function checkReceivedVtxo(vtxo: Vtxo, ctx: AcceptanceContext): Pro
   if (!owned) throw new VtxoNotAcceptedError(`VTXO ${id} is not owned by this wallet (no signable clause found)`);
   // the tip and the anchor are independent reads of the chain source: both at once
   const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
-  const [tip, anchor] = await Promise.all([ctx.chain.getTip(), anchorTx(ctx.chain, anchorTxid)]);
+  const [tip, anchor] = await Promise.all([tipFor(vtxo, ctx), anchorTx(ctx.chain, anchorTxid)]);
   if (ctx.importing === true && vtxo.expiryHeight <= tip.height) throw new VtxoNotAcceptedError(`Vtxo ${id} has expired`);
   if (ctx.importing !== true && vtxo.expiryHeight <= tip.height + ctx.exitDelta) {
     throw new VtxoNotAcceptedError(`VTXO ${id} expires at height ${vtxo.expiryHeight}, too close to the tip ${tip.height}`);
