@@ -1,21 +1,30 @@
 import { expect } from "chai";
-import { Database, EventBus, WalletNotificationRaised, silentLogger, type WalletNotification } from "@tender/core";
+import { Database, EventBus, WalletNotificationRaised, silentLogger, type DatabaseLocation, type WalletNotification } from "@tender/core";
 import { MovementRecord, movementMigration } from "../src/movements/movement-record.js";
 import { MovementStore, PaymentMethodParsers } from "../src/index.js";
 
-describe("movement store", () => {
+/** The store's suite on one database (each run in its own empty database or PostgreSQL schema). */
+function storeSuite(name: string, location: () => DatabaseLocation | undefined): void {
+describe(`movement store (${name})`, () => {
   let db: Database;
   let store: MovementStore;
   let clock = 1_700_000_000_000;
   const seen: WalletNotification[] = [];
-  before(async () => {
+  before(async function () {
+    const loc = location();
+    if (!loc) {
+      console.log(`    ${name} movement store suite skipped: TENDER_TEST_PG_URL is not set`);
+      this.skip();
+    }
     db = new Database({ entities: [MovementRecord], migrations: [movementMigration] }, silentLogger);
-    await db.open({ dialect: "sqlite", path: ":memory:" });
+    await db.open(loc!);
     const bus = new EventBus(silentLogger);
     bus.on(WalletNotificationRaised, (n) => { seen.push(n); });
     store = new MovementStore(db, bus, new PaymentMethodParsers(), () => clock++);
   });
-  after(() => db.close());
+  after(async () => {
+    if (db?.isOpen) await db.destroy();
+  });
 
   it("creates movements with every Movement field and announces them", async () => {
     const m = await store.create({
@@ -70,4 +79,77 @@ describe("movement store", () => {
     await store.patchMetadata(99, {}).catch((e: unknown) => { err = e; });
     expect(String(err)).to.contain("movement not found");
   });
+  it("gives amounts and times beyond 32 bits back as numbers, as the JSON of the entity did", async () => {
+    const big = 2_100_000_000_000_000;
+    const m = await store.create({ subsystem: { name: "bark.board", kind: "board" }, intendedBalanceSat: big, effectiveBalanceSat: -big, offchainFeeSat: 4_294_967_297 });
+    const read = await store.get(m.id);
+    expect(read).to.deep.equal(m);
+    expect(read).to.include({ intended_balance_sat: big, effective_balance_sat: -big, offchain_fee_sat: 4_294_967_297 });
+    expect(read!.id).to.be.a("number");
+    const entity = await db.em().findOne(MovementRecord, { id: m.id });
+    expect(entity!.intendedBalanceSat).to.equal(BigInt(big));
+    expect(entity!.completedAt).to.equal(null);
+    const done = await store.update(m.id, { status: "successful", effectiveBalanceSat: big - 1 });
+    expect(await store.get(m.id)).to.deep.equal(done);
+    expect(done.effective_balance_sat).to.equal(big - 1);
+    expect(Date.parse(done.time.completed_at!)).to.equal(Number((await db.em().findOne(MovementRecord, { id: m.id }))!.completedAt));
+  });
+
+  it("refuses a fraction of a sat and stores nothing for it", async () => {
+    const count = (await store.list()).length;
+    let err: unknown;
+    await store.create({ subsystem: { name: "bark.arkoor", kind: "send" }, intendedBalanceSat: -1.5, effectiveBalanceSat: -1.5 }).catch((e: unknown) => { err = e; });
+    expect(err).to.be.instanceOf(RangeError);
+    expect((await store.list()).length).to.equal(count);
+    err = undefined;
+    await store.update(1, { offchainFeeSat: 0.5 }).catch((e: unknown) => { err = e; });
+    expect(err).to.be.instanceOf(RangeError);
+    expect((await store.get(1))!.offchain_fee_sat).to.equal(0);
+  });
+
+  it("leaves the columns an update does not change as another writer left them between its read and its write", async function () {
+    if (db.dialect !== "sqlite") this.skip(); // the other writer writes synchronously on the SQLite connection
+    const m = await store.create({ subsystem: { name: "bark.arkoor", kind: "send" }, intendedBalanceSat: -10, effectiveBalanceSat: -10 });
+    const inputs = JSON.stringify(["ef".repeat(32) + ":2"]);
+    let wrote = 0;
+    // the store reads the clock after reading the row and before writing it back: the other writer goes there
+    const racing = new MovementStore(db, new EventBus(silentLogger), new PaymentMethodParsers(), () => {
+      wrote += db.sqliteNow()!.run("update movement set input_vtxos = ? where id = ?", [inputs, m.id])!;
+      return clock++;
+    });
+    await racing.update(m.id, { outputVtxos: ["cd".repeat(32) + ":0"] });
+    expect(wrote).to.equal(1);
+    const after = (await store.get(m.id))!;
+    expect(after.input_vtxos).to.deep.equal(["ef".repeat(32) + ":2"]);
+    expect(after.output_vtxos).to.deep.equal(["cd".repeat(32) + ":0"]);
+  });
+
+  it("writes the movement and its journal in one transaction: a failing journal leaves neither, and nobody hears of it", async () => {
+    const count = (await store.list()).length;
+    const heard: WalletNotification[] = [];
+    const bus = new EventBus(silentLogger);
+    bus.on(WalletNotificationRaised, (n) => { heard.push(n); });
+    const journaled: string[] = [];
+    const journalStore = new MovementStore(db, bus, new PaymentMethodParsers(), () => clock++);
+    journalStore.addJournal(async (n) => {
+      journaled.push(n.type);
+      throw new Error("journal failed");
+    });
+    let err: unknown;
+    await journalStore.create({ subsystem: { name: "bark.arkoor", kind: "send" }, intendedBalanceSat: -3, effectiveBalanceSat: -3 }).catch((e: unknown) => { err = e; });
+    expect(String(err)).to.contain("journal failed");
+    expect(journaled).to.deep.equal(["movement-created"]);
+    expect((await store.list()).length).to.equal(count);
+    await journalStore.update(1, { status: "canceled" }).catch(() => undefined);
+    expect((await store.get(1))!.status).to.equal("successful");
+    expect(journaled).to.deep.equal(["movement-created", "movement-updated"]);
+    expect(heard).to.deep.equal([]);
+  });
+});
+}
+
+storeSuite("SQLite", () => ({ dialect: "sqlite", path: ":memory:" }));
+storeSuite("PostgreSQL", () => {
+  const url = process.env.TENDER_TEST_PG_URL;
+  return url ? { dialect: "postgresql", url, schema: `history_${process.pid}_${Date.now()}` } : undefined;
 });

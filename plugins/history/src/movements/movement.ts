@@ -1,5 +1,4 @@
 import { formatLocalRfc3339 } from "./timestamps.js";
-import type { MovementRecord } from "./movement-record.js";
 
 /** Movement statuses. */
 export const MOVEMENT_STATUSES = ["pending", "successful", "failed", "canceled"] as const;
@@ -36,8 +35,31 @@ export interface Movement {
   time: { created_at: string; updated_at: string; completed_at?: string };
 }
 
+/**
+ * A stored movement's fields (a `MovementRecord`, or a row read in plain SQL): JSON columns as
+ * text, integers in any of the forms the drivers give them.
+ */
+export interface MovementFields {
+  id: number;
+  status: string;
+  subsystemName: string;
+  subsystemKind: string;
+  metadata: string;
+  intendedBalanceSat: number | bigint;
+  effectiveBalanceSat: number | bigint;
+  offchainFeeSat: number | bigint;
+  sentTo: string;
+  receivedOn: string;
+  inputVtxos: string;
+  outputVtxos: string;
+  exitedVtxos: string;
+  createdAt: number | bigint;
+  updatedAt: number | bigint;
+  completedAt?: number | bigint | null;
+}
+
 /** The JSON view of a stored movement. */
-export function movementJson(r: MovementRecord): Movement {
+export function movementJson(r: MovementFields): Movement {
   const metadata = JSON.parse(r.metadata) as Record<string, unknown>;
   return {
     id: r.id,
