@@ -1,6 +1,7 @@
 /**
  * Statements on the SQLite connection itself (better-sqlite3, under MikroORM), prepared once and
- * reused, for the server's hottest write: the group commit of arkoor spends. MikroORM inlines
+ * reused, for the server's hottest statements: the group commit of arkoor spends, chain
+ * registrations and mailbox posts, and the reads of committed state. MikroORM inlines
  * every parameter into the SQL text, so each of its statements is parsed and compiled anew; here
  * a statement is compiled once and only bound.
  *

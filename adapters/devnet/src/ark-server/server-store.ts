@@ -92,10 +92,12 @@ export class DoubleSpendError extends Error {
 const blob = (d: SqlDialect) => (d === "postgresql" ? "bytea" : "blob");
 const serial = (d: SqlDialect) => (d === "postgresql" ? "bigserial primary key" : "integer primary key autoincrement");
 
-/** A spend waiting for the next group commit. */
-interface QueuedSpend {
-  readonly statements: () => Statements;
-  readonly resolve: () => void;
+/** A write waiting for the next group commit. */
+interface QueuedWrite {
+  readonly statements: () => Statements<unknown>;
+  /** Whether it is an arkoor spend (counted in {@link ArkServerStore.spendCommits}). */
+  readonly spend: boolean;
+  readonly resolve: (value: unknown) => void;
   readonly reject: (e: unknown) => void;
 }
 
@@ -152,24 +154,28 @@ interface Statement {
 }
 /** What a {@link Statement} gives back: rows (`all`) or the count of changed rows (`run`). */
 type StatementResult = Row[] & { affectedRows?: number };
-/** A write as a sequence of statements, each chosen after the previous one's result. */
-type Statements = Generator<Statement, void, StatementResult>;
+/** A write as a sequence of statements, each chosen after the previous one's result; returns the write's result. */
+type Statements<T = void> = Generator<Statement, T, StatementResult>;
 
-/** Runs `statements` through MikroORM (`sql`). */
-async function runStatements(sql: Sql, statements: Statements): Promise<void> {
-  for (let step = statements.next(); !step.done; ) {
+/** Runs `statements` through MikroORM (`sql`); the write's result. */
+async function runStatements<T>(sql: Sql, statements: Statements<T>): Promise<T> {
+  let step = statements.next();
+  while (!step.done) {
     const { query, params, method } = step.value;
     const r = await sql.execute(query, [...params], method);
     step = statements.next(method === "all" ? (r as StatementResult) : Object.assign([], { affectedRows: (r as { affectedRows?: number }).affectedRows ?? 0 }));
   }
+  return step.value;
 }
 
-/** Runs `statements` on the SQLite connection itself, at once (prepared statements). */
-function runStatementsNow(native: NativeSqlite, statements: Statements): void {
-  for (let step = statements.next(); !step.done; ) {
+/** Runs `statements` on the SQLite connection itself, at once (prepared statements); the write's result. */
+function runStatementsNow<T>(native: NativeSqlite, statements: Statements<T>): T {
+  let step = statements.next();
+  while (!step.done) {
     const { query, params, method } = step.value;
     step = statements.next(method === "all" ? (native.execute(query, params, "all") as StatementResult) : Object.assign([], native.execute(query, params, "run")));
   }
+  return step.value;
 }
 
 /**
@@ -200,6 +206,43 @@ function* arkoorSpendStatements(inputs: readonly SpendRecord[], internal: readon
   }
   for (const t of txs) yield { query: INSERT_TX, params: insertTxParams(t), method: "run" };
   for (const v of outputs) yield { query: INSERT_VTXO, params: insertVtxoParams(v), method: "run" };
+}
+
+/**
+ * The statements of a chain registration ({@link ArkServerStore.registerChains}): the signed txs,
+ * then each VTXO's full bytes with `unregistered` flipped to `spendable`.
+ */
+function* registerChainsStatements(vtxos: readonly { id: string; bytes: Uint8Array }[], txs: readonly StoredTx[]): Statements {
+  for (const t of txs) yield { query: INSERT_TX, params: insertTxParams(t), method: "run" };
+  for (const v of vtxos) {
+    yield {
+      query: "update ark_server_vtxo set vtxo = ?, state = case when state = 'unregistered' then 'spendable' else state end where vtxo_id = ?",
+      params: [buf(v.bytes), v.id],
+      method: "run",
+    };
+  }
+}
+
+/**
+ * The statements of a mailbox post ({@link ArkServerStore.appendMailbox}): the items not yet in
+ * the mailbox, under the checkpoint after the highest one; the checkpoint, or null when every
+ * item was a duplicate.
+ */
+function* appendMailboxStatements(mailboxId: string, kind: MailboxKind, items: readonly { key: string; payload: Uint8Array }[]): Statements<bigint | null> {
+  const rows = yield {
+    query: `select item_key from ark_server_mailbox where mailbox_id = ? and kind = ? and item_key in (${items.map(() => "?").join(",")})`,
+    params: [mailboxId, kind, ...items.map((i) => i.key)],
+    method: "all",
+  };
+  const existing = new Set(rows.map((r) => String(r.item_key)));
+  const fresh = items.filter((i, k) => !existing.has(i.key) && items.findIndex((j) => j.key === i.key) === k);
+  if (fresh.length === 0) return null;
+  const last = yield { query: "select max(checkpoint) as cp from ark_server_mailbox", params: [], method: "all" };
+  const checkpoint = BigInt(String(last[0]?.cp ?? 0)) + 1n;
+  for (const i of fresh) {
+    yield { query: "insert into ark_server_mailbox (mailbox_id, checkpoint, kind, item_key, payload) values (?, ?, ?, ?, ?)", params: [mailboxId, Number(checkpoint), kind, i.key, buf(i.payload)], method: "run" };
+  }
+  return checkpoint;
 }
 
 /** The server's database. */
@@ -246,6 +289,16 @@ export class ArkServerStore {
     return (await sql.execute(q, params, "all")) as Row[];
   }
 
+  /**
+   * A read of committed state: on SQLite with a prepared statement on the connection itself when
+   * no transaction is open on it (a MikroORM read would wait for that transaction's end), else
+   * through MikroORM.
+   */
+  private async committed(q: string, params: unknown[] = []): Promise<Row[]> {
+    if (this.native && !this.native.inTransaction) return this.native.execute(q, params, "all");
+    return this.all(this.em(), q, params);
+  }
+
   private async affected(sql: Sql, q: string, params: unknown[]): Promise<number> {
     const r = (await sql.execute(q, params, "run")) as { affectedRows?: number };
     return r.affectedRows ?? 0;
@@ -269,7 +322,7 @@ export class ArkServerStore {
   // ---- meta ---------------------------------------------------------------------------
 
   async getMeta(key: string): Promise<Uint8Array | undefined> {
-    const rows = await this.all(this.em(), "select value from ark_server_meta where key = ?", [key]);
+    const rows = await this.committed("select value from ark_server_meta where key = ?", [key]);
     return rows[0] ? u8(rows[0].value) : undefined;
   }
 
@@ -282,7 +335,7 @@ export class ArkServerStore {
   // ---- VTXOs --------------------------------------------------------------------------
 
   async getVtxo(id: string): Promise<StoredVtxo | undefined> {
-    const rows = await this.all(this.em(), "select * from ark_server_vtxo where vtxo_id = ?", [id]);
+    const rows = await this.committed("select * from ark_server_vtxo where vtxo_id = ?", [id]);
     return rows[0] ? toVtxo(rows[0]) : undefined;
   }
 
@@ -308,45 +361,66 @@ export class ArkServerStore {
    * unsigned virtual txs and the output VTXOs (`unregistered`) are inserted. Throws
    * {@link DoubleSpendError} — and records nothing — if any input lost a race.
    *
-   * Group commit: spends that arrive while the writer is busy (or in the same turn of the event
-   * loop) are written in one transaction, one commit (one fsync) for all of them, and each
-   * promise resolves only once that commit is durable. If any of them fails, the group is rolled
-   * back and each is written again in its own transaction, in arrival order, so a failure refuses
-   * only its own spend — as if they had come one by one.
+   * Group commit: spends (and chain registrations and mailbox posts) that arrive while the
+   * writer is busy (or in the same turn of the event loop) are written in one transaction, one
+   * commit (one fsync) for all of them, and each promise resolves only once that commit is
+   * durable. If any of them fails, the group is rolled back and each is written again in its own
+   * transaction, in arrival order, so a failure refuses only its own write — as if they had come
+   * one by one.
    */
   recordArkoorSpend(inputs: readonly SpendRecord[], internal: readonly InternalSpentVtxo[], outputs: readonly NewVtxo[], txs: readonly StoredTx[]): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.spendQueue.push({ statements: () => arkoorSpendStatements(inputs, internal, outputs, txs), resolve, reject });
-      if (this.spendQueue.length === 1) setImmediate(() => void this.writer.run(() => this.flushSpends()));
-    });
+    return this.queueWrite(() => arkoorSpendStatements(inputs, internal, outputs, txs), true);
   }
 
   /** How many group commits wrote how many spends (the bench reads it). */
   readonly spendCommits = { commits: 0, spends: 0 };
 
-  private spendQueue: QueuedSpend[] = [];
+  /** How many group commits wrote how many writes of any kind (spends, registrations, mailbox posts). */
+  readonly groupCommits = { commits: 0, writes: 0 };
+
+  private writeQueue: QueuedWrite[] = [];
 
   /**
-   * Writes the queued spends (runs as the writer): on SQLite with prepared statements in one
+   * Queues a write for the next group commit (see {@link recordArkoorSpend}); resolves with its
+   * result once the commit is durable. `statements` is called again when the write is retried alone.
+   */
+  private queueWrite<T>(statements: () => Statements<T>, spend = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.writeQueue.push({ statements, spend, resolve: resolve as (v: unknown) => void, reject });
+      if (this.writeQueue.length === 1) setImmediate(() => void this.writer.run(() => this.flushWrites()));
+    });
+  }
+
+  /**
+   * Writes the queued writes (runs as the writer): on SQLite with prepared statements in one
    * synchronous transaction, else (PostgreSQL, or the connection unexpectedly inside a
    * transaction) through MikroORM.
    */
-  private async flushSpends(): Promise<void> {
-    const batch = this.spendQueue;
-    this.spendQueue = [];
+  private async flushWrites(): Promise<void> {
+    const batch = this.writeQueue;
+    this.writeQueue = [];
     const native = this.native?.inTransaction === false ? this.native : undefined;
-    const group = (items: readonly QueuedSpend[]): Promise<void> =>
+    const group = (items: readonly QueuedWrite[]): Promise<unknown[]> =>
       native
-        ? Promise.resolve().then(() => native.transaction(() => items.forEach((b) => runStatementsNow(native, b.statements()))))
+        ? Promise.resolve().then(() => native.transaction(() => items.map((b) => runStatementsNow(native, b.statements()))))
         : this.transaction(async (sql) => {
-            for (const b of items) await runStatements(sql, b.statements());
+            const results: unknown[] = [];
+            for (const b of items) results.push(await runStatements(sql, b.statements()));
+            return results;
           });
+    const committed = (items: readonly QueuedWrite[]) => {
+      this.groupCommits.commits++;
+      this.groupCommits.writes += items.length;
+      const spends = items.filter((b) => b.spend).length;
+      if (spends === 0) return;
+      this.spendCommits.commits++;
+      this.spendCommits.spends += spends;
+    };
     if (batch.length > 1) {
       try {
-        await group(batch);
-        this.spendCommits.commits++;
-        this.spendCommits.spends += batch.length;
-        for (const b of batch) b.resolve();
+        const results = await group(batch);
+        committed(batch);
+        batch.forEach((b, k) => b.resolve(results[k]));
         return;
       } catch {
         // one of them failed (rolled back, nothing of the group is written): one by one below
@@ -354,10 +428,9 @@ export class ArkServerStore {
     }
     for (const b of batch) {
       try {
-        await group([b]);
-        this.spendCommits.commits++;
-        this.spendCommits.spends++;
-        b.resolve();
+        const [result] = await group([b]);
+        committed([b]);
+        b.resolve(result);
       } catch (e) {
         b.reject(e);
       }
@@ -366,24 +439,16 @@ export class ArkServerStore {
 
   /**
    * Stores the full VTXO bytes and signed txs of registered chains and flips `unregistered` →
-   * `spendable` (other states are kept; a spent VTXO is never resurrected).
+   * `spendable` (other states are kept; a spent VTXO is never resurrected). Group-committed
+   * with the other writes (see {@link recordArkoorSpend}).
    */
   async registerChains(vtxos: readonly { id: string; bytes: Uint8Array }[], txs: readonly StoredTx[]): Promise<void> {
-    await this.write(async (sql) => {
-      await this.insertTxs(sql, txs);
-      for (const v of vtxos) {
-        await sql.execute(
-          "update ark_server_vtxo set vtxo = ?, state = case when state = 'unregistered' then 'spendable' else state end where vtxo_id = ?",
-          [buf(v.bytes), v.id],
-          "run",
-        );
-      }
-    });
+    await this.queueWrite(() => registerChainsStatements(vtxos, txs));
   }
 
   /** The spender recorded for `id`, if it is spent. */
   async spentBy(id: string): Promise<string | null> {
-    const rows = await this.all(this.em(), "select oor_spent_txid from ark_server_vtxo where vtxo_id = ? and state = 'spent'", [id]);
+    const rows = await this.committed("select oor_spent_txid from ark_server_vtxo where vtxo_id = ? and state = 'spent'", [id]);
     return rows[0]?.oor_spent_txid == null ? null : String(rows[0].oor_spent_txid);
   }
 
@@ -394,7 +459,7 @@ export class ArkServerStore {
 
   /** VTXOs with a ban still active at `tip`. */
   async activeBans(tip: number): Promise<{ id: string; until: number }[]> {
-    const rows = await this.all(this.em(), "select vtxo_id, banned_until_height from ark_server_vtxo where banned_until_height > ?", [tip]);
+    const rows = await this.committed("select vtxo_id, banned_until_height from ark_server_vtxo where banned_until_height > ?", [tip]);
     return rows.map((r) => ({ id: String(r.vtxo_id), until: Number(r.banned_until_height) }));
   }
 
@@ -405,14 +470,14 @@ export class ArkServerStore {
     const found = new Set<string>();
     for (let i = 0; i < txids.length; i += 500) {
       const part = txids.slice(i, i + 500);
-      const rows = await this.all(this.em(), `select txid from ark_server_tx where signed = 1 and txid in (${part.map(() => "?").join(", ")})`, part);
+      const rows = await this.committed(`select txid from ark_server_tx where signed = 1 and txid in (${part.map(() => "?").join(", ")})`, part);
       for (const r of rows) found.add(String(r.txid));
     }
     return found;
   }
 
   async getTx(txid: string): Promise<StoredTx | undefined> {
-    const rows = await this.all(this.em(), "select * from ark_server_tx where txid = ?", [txid]);
+    const rows = await this.committed("select * from ark_server_tx where txid = ?", [txid]);
     const r = rows[0];
     return r ? { txid: String(r.txid), raw: u8(r.tx), signed: Number(r.signed) === 1, isFunding: Number(r.is_funding) === 1 } : undefined;
   }
@@ -422,31 +487,19 @@ export class ArkServerStore {
   /**
    * Appends the items not yet in `mailboxId` (dedup by kind + key) under one new checkpoint.
    * Returns the checkpoint, or null when every item was a duplicate (no entry is created).
+   * Group-committed with the other writes (see {@link recordArkoorSpend}); posts of one group
+   * take increasing checkpoints in arrival order.
    */
-  async appendMailbox(mailboxId: string, kind: MailboxKind, items: readonly { key: string; payload: Uint8Array }[]): Promise<bigint | null> {
-    return this.write(async (sql) => {
-      const existing = new Set(
-        (await this.all(sql, `select item_key from ark_server_mailbox where mailbox_id = ? and kind = ? and item_key in (${items.map(() => "?").join(",")})`, [mailboxId, kind, ...items.map((i) => i.key)])).map((r) =>
-          String(r.item_key),
-        ),
-      );
-      const fresh = items.filter((i, k) => !existing.has(i.key) && items.findIndex((j) => j.key === i.key) === k);
-      if (fresh.length === 0) return null;
-      const last = await this.all(sql, "select max(checkpoint) as cp from ark_server_mailbox", []);
-      const checkpoint = BigInt(String(last[0]?.cp ?? 0)) + 1n;
-      for (const i of fresh) {
-        await sql.execute("insert into ark_server_mailbox (mailbox_id, checkpoint, kind, item_key, payload) values (?, ?, ?, ?, ?)", [mailboxId, Number(checkpoint), kind, i.key, buf(i.payload)], "run");
-      }
-      return checkpoint;
-    });
+  appendMailbox(mailboxId: string, kind: MailboxKind, items: readonly { key: string; payload: Uint8Array }[]): Promise<bigint | null> {
+    return this.queueWrite(() => appendMailboxStatements(mailboxId, kind, items));
   }
 
   /** Rows of the first `maxEntries` entries (distinct checkpoints) after `after`, ascending. */
   async readMailbox(mailboxId: string, after: bigint, maxEntries: number): Promise<MailboxRow[]> {
-    const cps = await this.all(this.em(), "select distinct checkpoint from ark_server_mailbox where mailbox_id = ? and checkpoint > ? order by checkpoint limit ?", [mailboxId, Number(after), maxEntries]);
+    const cps = await this.committed("select distinct checkpoint from ark_server_mailbox where mailbox_id = ? and checkpoint > ? order by checkpoint limit ?", [mailboxId, Number(after), maxEntries]);
     if (cps.length === 0) return [];
     const last = Number(cps[cps.length - 1]!.checkpoint);
-    const rows = await this.all(this.em(), "select checkpoint, kind, payload from ark_server_mailbox where mailbox_id = ? and checkpoint > ? and checkpoint <= ? order by checkpoint, id", [mailboxId, Number(after), last]);
+    const rows = await this.committed("select checkpoint, kind, payload from ark_server_mailbox where mailbox_id = ? and checkpoint > ? and checkpoint <= ? order by checkpoint, id", [mailboxId, Number(after), last]);
     return rows.map((r) => ({ checkpoint: BigInt(String(r.checkpoint)), kind: String(r.kind) as MailboxKind, payload: u8(r.payload) }));
   }
 }

@@ -114,6 +114,58 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
       expect(await store.readMailbox("02" + "33".repeat(32), 0n, 10)).to.deep.equal([]);
     });
 
+    it("writes chain registrations and mailbox posts in the commit of concurrent spends, checkpoints in arrival order", async () => {
+      const mb = "02" + "44".repeat(32);
+      await store.insertBoard(vtxo(id(60)), { txid: "6f".repeat(32), raw: new Uint8Array([6]), signed: true, isFunding: true });
+      await store.recordArkoorSpend([{ id: id(60), spendTxid: "6d".repeat(32) }], [], [vtxo(id(61), "unregistered")], []);
+      await store.insertBoard(vtxo(id(62)), { txid: "7f".repeat(32), raw: new Uint8Array([7]), signed: true, isFunding: true });
+      const before = { ...store.groupCommits };
+      const [, , first, second] = await Promise.all([
+        store.recordArkoorSpend([{ id: id(62), spendTxid: "7d".repeat(32) }], [], [vtxo(id(63), "unregistered")], []),
+        store.registerChains([{ id: id(61), bytes: new Uint8Array([9]) }], [{ txid: "6d".repeat(32), raw: new Uint8Array([8]), signed: true, isFunding: false }]),
+        store.appendMailbox(mb, "arkoor", [{ key: "x", payload: new Uint8Array([1]) }]),
+        store.appendMailbox(mb, "recovery", [{ key: "y", payload: new Uint8Array([2]) }]),
+      ]);
+      expect(store.groupCommits.commits - before.commits).to.equal(1);
+      expect(store.groupCommits.writes - before.writes).to.equal(4);
+      expect(second! > first!).to.equal(true);
+      expect((await store.getVtxo(id(61)))?.state).to.equal("spendable");
+      expect((await store.getVtxo(id(62)))?.state).to.equal("spent");
+      expect((await store.getTx("6d".repeat(32)))?.signed).to.equal(true);
+      expect((await store.readMailbox(mb, 0n, 10)).map((r) => [r.checkpoint, r.kind])).to.deep.equal([
+        [first, "arkoor"],
+        [second, "recovery"],
+      ]);
+    });
+
+    it("a double spend in a group commit refuses only itself: the registration and mailbox post of the group are written", async () => {
+      const mb = "02" + "55".repeat(32);
+      await store.insertBoard(vtxo(id(70)), { txid: "8f".repeat(32), raw: new Uint8Array([8]), signed: true, isFunding: true });
+      await store.recordArkoorSpend([{ id: id(70), spendTxid: "8d".repeat(32) }], [], [vtxo(id(71), "unregistered")], []);
+      const results = await Promise.allSettled([
+        store.appendMailbox(mb, "arkoor", [{ key: "z", payload: new Uint8Array([3]) }]),
+        store.recordArkoorSpend([{ id: id(70), spendTxid: "9d".repeat(32) }], [], [vtxo(id(72), "unregistered")], []),
+        store.registerChains([{ id: id(71), bytes: new Uint8Array([5]) }], []),
+      ]);
+      expect(results.map((r) => r.status)).to.deep.equal(["fulfilled", "rejected", "fulfilled"]);
+      expect((results[1] as PromiseRejectedResult).reason).to.be.instanceOf(DoubleSpendError);
+      const cp = (results[0] as PromiseFulfilledResult<bigint | null>).value;
+      expect((await store.readMailbox(mb, 0n, 10)).map((r) => r.checkpoint)).to.deep.equal([cp]);
+      expect((await store.getVtxo(id(71)))?.state).to.equal("spendable");
+      expect(await store.getVtxo(id(72))).to.equal(undefined);
+    });
+
+    it("a read while a write transaction is open does not see its uncommitted rows", async () => {
+      let early: unknown = "not read";
+      await store.write(async (sql) => {
+        await sql.execute("insert into ark_server_vtxo (vtxo_id, vtxo, state, user_pubkey, policy_type, created_at) values (?, ?, 'spendable', null, 'pubkey', 'now')", [id(80), Buffer.from([1])], "run");
+        const read = store.getVtxo(id(80));
+        early = await Promise.race([read, new Promise((r) => setTimeout(() => r("pending"), 50))]);
+      });
+      expect(early === "pending" || early === undefined, `read inside the open transaction gave ${JSON.stringify(early)}`).to.equal(true);
+      expect((await store.getVtxo(id(80)))?.state).to.equal("spendable");
+    });
+
     it("keeps bans until their height", async () => {
       await store.insertBoard(vtxo(id(7)), { txid: "ad".repeat(32), raw: new Uint8Array([1]), signed: true, isFunding: true });
       expect(await store.setBan(id(7), 120)).to.equal(true);
