@@ -48,7 +48,11 @@ export class MailboxSync {
 
   /** The stored checkpoint. */
   async checkpoint(): Promise<bigint> {
-    return (this.known ??= await this.checkpoints.read());
+    if (this.known !== undefined) return this.known;
+    const stored = await this.checkpoints.read();
+    // a commit that landed while reading has the higher value: keep it
+    if (this.known === undefined || stored > this.known) this.known = stored;
+    return this.known;
   }
 
   /** Moves the stored checkpoint to `checkpoint` through the transaction of the moment; the kept value follows once that commits. */
