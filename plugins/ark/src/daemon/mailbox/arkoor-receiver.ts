@@ -1,9 +1,16 @@
+import { faultPoint } from "@tender/core";
 import { decodeVtxo, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import type { ArkRail } from "../ark-rail.js";
 import { arkAddressOf } from "../keys/ark-addresses.js";
 import { backUpVtxoIds } from "../recovery/recovery-backup.js";
 import { checkReceivedVtxo, VtxoNotAcceptedError } from "../vtxos/received-vtxo.js";
 import type { MailboxAck } from "./mailbox-handlers.js";
+
+/**
+ * Fault points (`TENDER_FAULT_INJECT`) of an arkoor receive, in order: the VTXOs checked; the
+ * server told (chains registered, ids backed up); everything written but not committed; committed.
+ */
+export const ARKOOR_RECEIVE_FAULT_POINTS = ["ark-receive:checked", "ark-receive:server-told", "ark-receive:before-commit", "ark-receive:committed"] as const;
 
 /** A received VTXO that passed the checks, with the bytes it arrived as. */
 interface Accepted {
@@ -47,6 +54,7 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     accepted.push({ vtxo, id, bytes });
   }
   if (accepted.length === 0) return [];
+  faultPoint("ark-receive:checked");
   // Registering the chains and backing the ids up before the store: a crash before the store's
   // commit leaves the message unsettled, and its redelivery repeats both (idempotent); with the
   // outcome known, the store's commit also records the backup, so no commit of its own follows.
@@ -57,6 +65,7 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
     }),
     backUpVtxoIds(w, accepted.map((a) => a.id)),
   ]);
+  faultPoint("ark-receive:server-told");
   const byKey = new Map<string, Accepted[]>();
   for (const a of accepted) {
     const k = toHex(a.vtxo.policy.userPubkey);
@@ -65,8 +74,8 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
   // The VTXOs, their movements and the message's checkpoint commit together: a crash in between
   // must neither leave received funds without their history entry nor skip the message before
   // its VTXOs are stored (a redelivery skips VTXOs that are already stored).
-  return w.db.transaction(async () => {
-    const stored: string[] = [];
+  const stored = await w.db.transaction(async () => {
+    const ids: string[] = [];
     for (const [pubkey, group] of byKey) {
       const added: Accepted[] = [];
       for (const a of group) if (await w.vtxos.add(a.vtxo, "spendable")) added.push(a);
@@ -81,10 +90,13 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
         receivedOn: [{ destination: { type: "ark", value: arkAddressOf(w.keys, key, info, w.settings().network) }, amount_sat: Number(amount) }],
         outputVtxos: added.map((a) => a.id),
       });
-      stored.push(...added.map((a) => a.id));
+      ids.push(...added.map((a) => a.id));
     }
-    if (registered && backedUp) await w.vtxos.markRecoveryRegistered(stored);
+    if (registered && backedUp) await w.vtxos.markRecoveryRegistered(ids);
     await ack?.settleInTransaction();
-    return stored;
+    faultPoint("ark-receive:before-commit");
+    return ids;
   });
+  faultPoint("ark-receive:committed");
+  return stored;
 }
