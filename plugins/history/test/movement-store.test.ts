@@ -95,6 +95,18 @@ describe(`movement store (${name})`, () => {
     expect(Date.parse(done.time.completed_at!)).to.equal(Number((await db.em().findOne(MovementRecord, { id: m.id }))!.completedAt));
   });
 
+  it("stores text with quotes, backslashes, question marks and non-ASCII characters as it was given", async () => {
+    const tricky = { note: `it's "paid"? \\ 100% ? ?? -- ; drop table movement; — ₿ 🙂`, "key with 'quote'?": ["?", "\\?", "'?'"] };
+    const dest = [{ destination: { type: "custom" as const, value: "o'brien?\\x" }, amount_sat: 1 }];
+    const m = await store.create({ subsystem: { name: "bark.arkoor", kind: "send" }, intendedBalanceSat: -1, effectiveBalanceSat: -1, metadata: tricky, sentTo: dest });
+    expect(m.metadata).to.deep.equal(tricky);
+    const patched = await store.update(m.id, { metadata: { more: "?'?" }, receivedOn: dest });
+    expect(await store.get(m.id)).to.deep.equal(patched);
+    expect(patched.metadata).to.deep.equal({ ...tricky, more: "?'?" });
+    expect(patched.sent_to).to.deep.equal(dest);
+    expect(patched.received_on).to.deep.equal(dest);
+  });
+
   it("refuses a fraction of a sat and stores nothing for it", async () => {
     const count = (await store.list()).length;
     let err: unknown;
