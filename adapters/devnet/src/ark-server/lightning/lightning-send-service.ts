@@ -371,13 +371,19 @@ export class LightningSendService implements IntraArkSender {
     await this.finished(hash);
   }
 
-  /** Wakes waiters and tells the sender once (idempotent: a mailbox post per attempt). */
+  /**
+   * Tells the sender once (idempotent: a mailbox post per attempt), then wakes waiters: a check
+   * waiting for the outcome answers once the sender's mailbox holds it.
+   */
   private async finished(hash: string): Promise<void> {
-    for (const w of [...(this.waiters.get(hash) ?? [])]) w();
-    const a = await this.store.latest(hash);
-    if (!a || a.status === "pending" || a.notified) return;
-    if (a.senderMailbox) await this.mailbox.postLightningSendFinished(a.senderMailbox, Buffer.from(hash, "hex"), a.preimage ? Buffer.from(a.preimage, "hex") : undefined, a.id);
-    await this.store.markNotified(a.id);
+    try {
+      const a = await this.store.latest(hash);
+      if (!a || a.status === "pending" || a.notified) return;
+      if (a.senderMailbox) await this.mailbox.postLightningSendFinished(a.senderMailbox, Buffer.from(hash, "hex"), a.preimage ? Buffer.from(a.preimage, "hex") : undefined, a.id);
+      await this.store.markNotified(a.id);
+    } finally {
+      for (const w of [...(this.waiters.get(hash) ?? [])]) w();
+    }
   }
 
   private async resumeIntraArk(a: PaymentAttempt, receiveStatus: string): Promise<void> {
