@@ -15,7 +15,7 @@ import { AddressError, ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, MAX_DECODED_VECTOR_BYTES } from "./encoding.js";
 import { sha256 } from "./hashes.js";
 import * as ecc from "tiny-secp256k1";
-import { bytesToBigInt, CURVE_ORDER, isCompressedPoint, parsePubkey, pubkeyToPoint } from "./keys.js";
+import { bytesToBigInt, CURVE_ORDER, isCompressedPoint, negateCompressed, parsePubkey, pubkeyToPoint } from "./keys.js";
 import { encodePolicy, readUserPolicy, type VtxoPolicy } from "./policy.js";
 import { isMainnet, type Network } from "./network.js";
 
@@ -134,7 +134,7 @@ export function unblindMailboxId(blindedId: Uint8Array, serverMailboxSecret: Uin
   const d = bytesToBigInt(serverMailboxSecret);
   if (serverMailboxSecret.length !== 32 || d === 0n || d >= CURVE_ORDER) throw new AddressError("invalid", "invalid mailbox secret key");
   const dV = ecc.pointMultiply(validPoint(vtxoPubkey), serverMailboxSecret, true)!;
-  const m = ecc.pointAdd(validPoint(blindedId), negatePoint(dV), true);
+  const m = ecc.pointAdd(validPoint(blindedId), negateCompressed(dV), true);
   if (!m) throw new AddressError("invalid", "unblinded mailbox id is the point at infinity");
   return m;
 }
@@ -147,13 +147,6 @@ export function unblindMailboxId(blindedId: Uint8Array, serverMailboxSecret: Uin
 function validPoint(p: Uint8Array): Uint8Array {
   if (!isCompressedPoint(p)) pubkeyToPoint(p);
   return p;
-}
-
-/** `−P` of a compressed point: the same x with the other y parity. */
-function negatePoint(p: Uint8Array): Uint8Array {
-  const q = Uint8Array.from(p);
-  q[0] = p[0] === 2 ? 3 : 2;
-  return q;
 }
 
 /** Inputs of {@link walletArkAddress}. */

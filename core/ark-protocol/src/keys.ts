@@ -54,6 +54,13 @@ export function isCompressedPoint(bytes: Uint8Array): boolean {
   return bytes.length === 33 && (bytes[0] === 2 || bytes[0] === 3) && ecc.isPoint(bytes);
 }
 
+/** `−P` of a compressed point: the same x with the other y parity (a new array). */
+export function negateCompressed(p: Uint8Array): Uint8Array {
+  const q = Uint8Array.from(p);
+  q[0] = p[0] === 2 ? 3 : 2;
+  return q;
+}
+
 /** Decodes a 33-byte compressed pubkey to a point; throws {@link ProtocolDecodeError} if invalid. */
 export function pubkeyToPoint(pubkey: Uint8Array): Point {
   if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {

@@ -11,7 +11,7 @@
 import * as ecc from "tiny-secp256k1";
 import { bytesEqual, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
-import { bigIntTo32, bytesToBigInt, CURVE_ORDER, keyAggUnsorted } from "./keys.js";
+import { bigIntTo32, bytesToBigInt, CURVE_ORDER, keyAggUnsorted, negateCompressed } from "./keys.js";
 import { MusigError, MusigInvalidContributionError, type MusigBackend, type MusigBackendNonce, type MusigBackendSession } from "./musig-backend.js";
 
 const N = CURVE_ORDER;
@@ -22,11 +22,6 @@ const mod = (a: bigint): bigint => ((a % N) + N) % N;
 const hashInt = (tag: string, ...parts: Uint8Array[]): bigint => mod(bytesToBigInt(taggedHash(tag, ...parts)));
 const hasEvenY = (p: Uint8Array): boolean => p[0] === 2;
 const xbytes = (p: Uint8Array): Uint8Array => p.subarray(1, 33);
-const negate = (p: Uint8Array): Uint8Array => {
-  const q = Uint8Array.from(p);
-  q[0] = p[0] === 2 ? 3 : 2;
-  return q;
-};
 const u8 = (v: number): Uint8Array => Uint8Array.of(v);
 /** Big-endian `size`-byte encoding of a length. */
 const be = (v: number, size: 4 | 8): Uint8Array => {
@@ -103,7 +98,7 @@ function buildKeyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uin
     const t = scalar(tweak, "tweak");
     if (t >= N) throw new MusigError("The tweak must be less than n.");
     const negateQ = isXonly[i] === true && !hasEvenY(Q);
-    const next = ecc.pointAddScalar(negateQ ? negate(Q) : Q, tweak, true);
+    const next = ecc.pointAddScalar(negateQ ? negateCompressed(Q) : Q, tweak, true);
     if (!next) throw new MusigError("The result of tweaking cannot be infinity.");
     Q = next;
     gacc = negateQ ? mod(-gacc) : gacc;
@@ -206,7 +201,7 @@ class LibsecpSession implements MusigBackendSession {
     const { ctx, b, e } = this;
     const a = keyAggCoeff(ctx, pk);
     const ReP = addMul(pubNonce.subarray(0, 33), pubNonce.subarray(33, 66), b);
-    const Re = ReP && !hasEvenY(this.R) ? negate(ReP) : ReP;
+    const Re = ReP && !hasEvenY(this.R) ? negateCompressed(ReP) : ReP;
     const g = mod((hasEvenY(ctx.Q) ? 1n : N - 1n) * ctx.gacc);
     const right = addMul(Re, pk, mod(e * a * g));
     const left = s === 0n ? null : ecc.pointFromScalar(psig, true);
