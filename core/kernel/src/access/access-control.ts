@@ -27,17 +27,17 @@ export function effectiveScope(route: RouteDefinition): RouteScope {
 }
 
 /**
- * Authenticates a request (the owner token, or a scoped API key), checks the route's scope, and
- * records requests in the audit log: every request made with a key (refused ones too, once the
- * key is known), and every mutating request of the owner token. Never logs a credential.
- */
-/**
  * How long the audit rows of answered requests gather before they are written together: they
  * are written after the answer (never holding it back), and a burst of requests costs one commit
  * per gathering instead of one per request. A crash may lose the rows of that last moment.
  */
 export const AUDIT_GATHER_MS = 200;
 
+/**
+ * Authenticates a request (the owner token, or a scoped API key), checks the route's scope, and
+ * records requests in the audit log: every request made with a key (refused ones too, once the
+ * key is known), and every mutating request of the owner token. Never logs a credential.
+ */
 export class AccessControl {
   private readonly principals = new WeakMap<IncomingMessage, Principal>();
   private readonly pendingAudit = new Set<Promise<void>>();
