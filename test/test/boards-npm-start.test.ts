@@ -8,14 +8,32 @@ import { REPO_ROOT, cleanup, tempDatadir } from "../src/daemon-process.js";
 
 const START_ALL = join(REPO_ROOT, "core", "tenderd", "dist", "src", "launch", "start-all.js");
 
-const freePort = () => new Promise<number>((resolve, reject) => {
+const listenOnce = (port: number) => new Promise<number>((resolve, reject) => {
   const s = createServer();
   s.once("error", reject);
-  s.listen(0, "127.0.0.1", () => {
-    const port = (s.address() as { port: number }).port;
-    s.close(() => resolve(port));
+  s.listen(port, "127.0.0.1", () => {
+    const got = (s.address() as { port: number }).port;
+    s.close(() => resolve(got));
   });
 });
+
+/**
+ * A free port below the system's range for outgoing connections' local ports, so no client
+ * socket of another process takes it (or the one after it, Bob's) while the test runs.
+ */
+async function quietPort(): Promise<number> {
+  let low = 32768;
+  try { low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]); } catch { /* not Linux */ }
+  for (let i = 0; i < 50; i++) {
+    const port = 20_000 + Math.floor(Math.random() * Math.max(1, low - 20_002));
+    try {
+      await listenOnce(port);
+      await listenOnce(port + 1);
+      return port;
+    } catch { /* taken: another */ }
+  }
+  return listenOnce(0);
+}
 
 const refused = async (url: string) => fetch(url).then(() => false, () => true);
 
@@ -37,7 +55,7 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
   });
 
   it("starts everything on loopback, prints a recipe that creates, funds, boards and pays a second daemon, and stops everything on SIGINT", async () => {
-    const port = await freePort();
+    const port = await quietPort();
     launcher = spawn(process.execPath, [START_ALL, "--datadir", datadir, "--port", String(port), "--profile", "test",
       "--esplora-port", "0", "--rpc-port", "0", "--ark-port", "0", "--ark-admin-port", "0"], { cwd: REPO_ROOT });
     let out = "";
@@ -65,6 +83,13 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
     let stdout = "";
     try {
       stdout = (await promisify(execFile)("bash", ["-c", recipe], { cwd: REPO_ROOT, env, timeout: 180_000 })).stdout;
+    } catch (e) {
+      // Say how the recipe ended and what it and Bob's daemon printed, not only that it failed.
+      const r = e as { code?: number; signal?: string; killed?: boolean; stdout?: string; stderr?: string };
+      let bobLog = "";
+      try { bobLog = readFileSync(`${datadir}-bob.log`, "utf8").slice(-4000); } catch { /* never started */ }
+      throw new Error(`the recipe ended with code ${r.code} signal ${r.signal} (killed by the timeout: ${r.killed === true})\n` +
+        `stdout:\n${r.stdout ?? ""}\nstderr:\n${r.stderr ?? ""}\nBob's log:\n${bobLog}`);
     } finally {
       // Bob's daemon was started by the recipe in the background: stop it by the pid in its lock file.
       try { bobPid = Number(readFileSync(join(`${datadir}-bob`, "tenderd.lock"), "utf8").trim()); } catch { bobPid = undefined; }
@@ -86,7 +111,7 @@ describe("npm start: devnet + Ark server + daemon with a working recipe (issue 3
     expect(await api<unknown[]>("/boards/pending")).to.deep.equal([]);
     // Bob received the payment through the mailbox.
     const bobToken = readFileSync(join(`${datadir}-bob`, "auth_token"), "utf8").trim();
-    const bobBase = `http://127.0.0.1:${port + 1}`;
+    const bobBase = /^BOBAPI=(http:\/\/127\.0\.0\.1:\d+)\/api\/v1$/m.exec(recipe)![1]!;
     let bob = { spendable_sat: 0 };
     for (const stop = Date.now() + 20_000; Date.now() < stop && bob.spendable_sat === 0; await new Promise((r) => setTimeout(r, 200))) {
       bob = await api<{ spendable_sat: number }>("/wallet/balance", bobBase, bobToken);

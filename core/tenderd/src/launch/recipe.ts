@@ -15,7 +15,7 @@ export interface RecipeEndpoints {
   readonly boardConfirmations: number;
   /** Config file the daemon was started with (for a second daemon). */
   readonly configFile: string;
-  /** Port for the second daemon (Bob). */
+  /** Port for the second daemon (Bob): free when the recipe is printed. */
   readonly bobPort: number;
 }
 
@@ -47,7 +47,8 @@ export function startRecipe(e: RecipeEndpoints): string {
     `# 4. pay another wallet: a second daemon (Bob) on port ${e.bobPort} with its own wallet and Ark address`,
     `BOBAPI=http://127.0.0.1:${e.bobPort}/api/v1`,
     `npx tenderd --datadir ${e.datadir}-bob --port ${e.bobPort} --config ${e.configFile} > ${e.datadir}-bob.log 2>&1 &`,
-    `until curl -s http://127.0.0.1:${e.bobPort}/ping > /dev/null; do sleep 1; done`,
+    `for i in $(seq 60); do curl -s http://127.0.0.1:${e.bobPort}/ping > /dev/null && break; sleep 1; done`,
+    `curl -s http://127.0.0.1:${e.bobPort}/ping > /dev/null || { echo "Bob's daemon does not answer; the end of its log:"; tail -n 20 ${e.datadir}-bob.log; }`,
     `BOBAUTH="Authorization: Bearer $(npx tenderd --datadir ${e.datadir}-bob secret show)"`,
     `curl -s -H "$BOBAUTH" -H "$JSON" -d ${createBody} $BOBAPI/wallet/create`,
     `BOB=$(curl -s -X POST -H "$BOBAUTH" $BOBAPI/wallet/addresses/next | sed -E 's/.*"address":"([^"]+)".*/\\1/')`,

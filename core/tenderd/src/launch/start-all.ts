@@ -11,6 +11,7 @@
  * same chain; `--fresh` deletes both first.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { createServer } from "node:net";
 import { existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -34,6 +35,28 @@ function portFlag(value: string | undefined, name: string, fallback: number): nu
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${name} must be a port number`);
   return n;
+}
+
+/** Resolves with the loopback port a listener got: `port`, or any free one when 0. */
+function listenOnce(port: number): Promise<number> {
+  return new Promise((ok, fail) => {
+    const s = createServer();
+    s.once("error", fail);
+    s.listen(port, "127.0.0.1", () => {
+      const got = (s.address() as { port: number }).port;
+      s.close(() => ok(got));
+    });
+  });
+}
+
+/** The port for the recipe's second daemon: the one after the daemon's if it is free now, else any free one. */
+async function bobPortAfter(port: number): Promise<number> {
+  if (port < 65535) {
+    try {
+      return await listenOnce(port + 1);
+    } catch { /* taken: let the system choose */ }
+  }
+  return listenOnce(0);
 }
 
 /** Spawns tenderd and resolves once it logs "Server starting on" (rejects if it exits first). */
@@ -122,7 +145,7 @@ async function main(): Promise<void> {
   console.log(`devnet ready ${JSON.stringify({ esplora: devnet.esploraUrl, bitcoind: devnet.rpcUrl, control: devnet.controlUrl, ark: devnet.arkUrl, ark_admin: devnet.arkAdminUrl, ark_control: devnet.arkControlUrl, daemon: `http://127.0.0.1:${port}` })}`);
   console.log(startRecipe({
     daemon: `http://127.0.0.1:${port}`, datadir, esplora: devnet.esploraUrl, control: devnet.controlUrl, ark: devnet.arkUrl,
-    boardConfirmations: devnet.ark.server.ctx.config.requiredBoardConfirmations, configFile, bobPort: port + 1,
+    boardConfirmations: devnet.ark.server.ctx.config.requiredBoardConfirmations, configFile, bobPort: await bobPortAfter(port),
   }));
 }
 
