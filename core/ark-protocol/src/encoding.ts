@@ -177,34 +177,68 @@ export class ByteReader {
   }
 }
 
-/** Growable little-endian writer. */
+/**
+ * Growable little-endian writer: one buffer, doubled when full, so a transaction or a VTXO is
+ * written without an allocation per field. {@link bytes} copies its argument at once (a later
+ * change to the caller's array does not reach the output).
+ */
 export class ByteWriter {
-  private parts: Uint8Array[] = [];
+  private buf: Uint8Array;
+  private view: DataView;
+  private len = 0;
+
+  constructor(capacity = 128) {
+    this.buf = new Uint8Array(capacity);
+    this.view = new DataView(this.buf.buffer);
+  }
+
+  /** Room for `n` more bytes. */
+  private room(n: number): void {
+    const need = this.len + n;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const next = new Uint8Array(cap);
+    next.set(this.buf.subarray(0, this.len));
+    this.buf = next;
+    this.view = new DataView(next.buffer);
+  }
 
   bytes(b: Uint8Array): this {
-    this.parts.push(b);
+    this.room(b.length);
+    this.buf.set(b, this.len);
+    this.len += b.length;
     return this;
   }
 
   u8(v: number): this {
-    return this.bytes(Uint8Array.of(v & 0xff));
+    this.room(1);
+    this.buf[this.len++] = v & 0xff;
+    return this;
   }
 
   u16(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new RangeError(`u16 out of range: ${v}`);
-    return this.bytes(Uint8Array.of(v & 0xff, v >>> 8));
+    this.room(2);
+    this.view.setUint16(this.len, v, true);
+    this.len += 2;
+    return this;
   }
 
   u32(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`u32 out of range: ${v}`);
-    return this.bytes(Uint8Array.of(v & 0xff, (v >>> 8) & 0xff, (v >>> 16) & 0xff, v >>> 24));
+    this.room(4);
+    this.view.setUint32(this.len, v, true);
+    this.len += 4;
+    return this;
   }
 
   u64(v: bigint): this {
     if (v < 0n || v > U64_MAX) throw new RangeError(`u64 out of range: ${v}`);
-    const b = new Uint8Array(8);
-    new DataView(b.buffer).setBigUint64(0, v, true);
-    return this.bytes(b);
+    this.room(8);
+    this.view.setBigUint64(this.len, v, true);
+    this.len += 8;
+    return this;
   }
 
   i64(v: bigint): this {
@@ -212,20 +246,32 @@ export class ByteWriter {
   }
 
   compactSize(v: number | bigint): this {
-    const n = BigInt(v);
-    if (n < 0n || n > U64_MAX) throw new RangeError(`compact size out of range: ${n}`);
-    if (n < 0xfdn) return this.u8(Number(n));
-    if (n <= 0xffffn) return this.u8(0xfd).u16(Number(n));
-    if (n <= 0xffffffffn) return this.u8(0xfe).u32(Number(n));
-    return this.u8(0xff).u64(n);
+    if (typeof v === "number") {
+      if (!Number.isSafeInteger(v) || v < 0) throw new RangeError(`compact size out of range: ${v}`);
+      if (v < 0xfd) return this.u8(v);
+      if (v <= 0xffff) return this.u8(0xfd).u16(v);
+      if (v <= 0xffffffff) return this.u8(0xfe).u32(v);
+      return this.u8(0xff).u64(BigInt(v));
+    }
+    if (v < 0n || v > U64_MAX) throw new RangeError(`compact size out of range: ${v}`);
+    if (v < 0xfdn) return this.u8(Number(v));
+    if (v <= 0xffffn) return this.u8(0xfd).u16(Number(v));
+    if (v <= 0xffffffffn) return this.u8(0xfe).u32(Number(v));
+    return this.u8(0xff).u64(v);
   }
 
   varBytes(b: Uint8Array): this {
     return this.compactSize(b.length).bytes(b);
   }
 
+  /** Bytes written so far. */
+  get length(): number {
+    return this.len;
+  }
+
+  /** A copy of everything written (the writer may go on writing). */
   finish(): Uint8Array {
-    return concatBytes(...this.parts);
+    return this.buf.slice(0, this.len);
   }
 }
 
