@@ -10,13 +10,14 @@
  * ```
  */
 import { VtxoValidationError } from "./errors.js";
-import { formatOutPoint, type OutPoint, type Sats, type TxOut } from "./encoding.js";
+import { ByteWriter, formatOutPoint, toHex, writeTxOut, type OutPoint, type Sats, type TxOut } from "./encoding.js";
 import { policyScriptPubKey, type ServerVtxoPolicy } from "./policy.js";
 import { P2A_SCRIPT } from "./script.js";
 import { taprootSighash } from "./sighash.js";
 import { txid as computeTxid, type Transaction } from "./tx.js";
 import { vtxoPolicyContext, type Vtxo } from "./vtxo.js";
-import { transitionSpentOutput, transitionWitness, type GenesisItem, type SpentOutput } from "./vtxo-genesis.js";
+import { transitionSpentOutput, transitionWitness, writeGenesisItem, writeTransition, type GenesisItem, type SpentOutput, type Transition } from "./vtxo-genesis.js";
+import type { PolicyContext } from "./policy.js";
 
 /** Version of every exit transaction (TRUC). */
 export const EXIT_TX_VERSION = 3;
@@ -71,13 +72,95 @@ export function buildExitTx(prevout: OutPoint, item: GenesisItem, continuing: Tx
   };
 }
 
+// A VTXO made by an arkoor payment carries its parent's genesis plus a few items, and the same
+// chains are rebuilt again and again (every validation, registration, exit plan): each step's
+// transaction, txid and sighash, and each transition's spent output, are remembered. The keys hold
+// every input of the computation in full (no hash of them), so a hit returns exactly what computing
+// would; the results are frozen, since callers share them. Bounded, least recently used first out.
+const MEMO_MAX = 4096;
+
+class Memo<T> {
+  private readonly map = new Map<string, T>();
+  get(key: string): T | undefined {
+    const v = this.map.get(key);
+    if (v !== undefined) {
+      this.map.delete(key);
+      this.map.set(key, v);
+    }
+    return v;
+  }
+  set(key: string, v: T): T {
+    if (this.map.size >= MEMO_MAX) this.map.delete(this.map.keys().next().value as string);
+    this.map.set(key, v);
+    return v;
+  }
+  clear(): void {
+    this.map.clear();
+  }
+}
+
+interface StepResult {
+  readonly tx: Transaction;
+  readonly txid: Uint8Array;
+  readonly sighash: Uint8Array;
+}
+
+const spentMemo = new Memo<SpentOutput>();
+const stepMemo = new Memo<StepResult>();
+
+/** Forgets every remembered exit-chain step (benches measure the computation itself). */
+export function forgetExitChainSteps(): void {
+  spentMemo.clear();
+  stepMemo.clear();
+}
+
+const contextKey = (ctx: PolicyContext): string => `${toHex(ctx.serverPubkey)}/${ctx.exitDelta}/${ctx.expiryHeight}`;
+
+function deepFreeze<T>(v: T): T {
+  if (v && typeof v === "object" && !ArrayBuffer.isView(v) && !Object.isFrozen(v)) {
+    for (const x of Object.values(v as object)) deepFreeze(x);
+    Object.freeze(v);
+  }
+  return v;
+}
+
+function spentOutputOf(t: Transition, ctx: PolicyContext, ctxKey: string): SpentOutput {
+  const key = `${ctxKey}/${toHex(writeTransition(new ByteWriter(), t).finish())}`;
+  const known = spentMemo.get(key);
+  if (known) return known;
+  const computed = transitionSpentOutput(t, ctx);
+  // the tap tweak of an arkoor transition is the caller's array: remember a copy
+  return spentMemo.set(key, deepFreeze({ ...computed, tapTweak: Uint8Array.from(computed.tapTweak) }));
+}
+
+/** One exit transaction: spends `prevout` (`spentOutput`, unlocked per `spent`), continues with `continuing`. */
+function exitStep(ctxKey: string, prevout: OutPoint, spentOutput: TxOut, spent: SpentOutput, item: GenesisItem, continuing: TxOut): StepResult {
+  const w = new ByteWriter(256).bytes(prevout.txid).u32(prevout.vout);
+  writeTxOut(w, spentOutput);
+  writeTxOut(w, continuing);
+  writeGenesisItem(w, item);
+  const key = `${ctxKey}/${toHex(w.finish())}`;
+  const known = stepMemo.get(key);
+  if (known) return known;
+  // built from copies, so that the remembered transaction shares no object with this caller
+  const copyOut = (o: TxOut): TxOut => ({ value: o.value, script: Uint8Array.from(o.script) });
+  const ownItem: GenesisItem = { ...item, otherOutputs: item.otherOutputs.map(copyOut) };
+  const unsigned = buildExitTx({ txid: Uint8Array.from(prevout.txid), vout: prevout.vout }, ownItem, copyOut(continuing), []);
+  const sighash = taprootSighash(unsigned, 0, [spentOutput], spent.unlockLeaf ? { leafHash: spent.unlockLeaf.leafHash } : {});
+  const witness = transitionWitness(item.transition, spent).map((b) => Uint8Array.from(b));
+  const tx = witness.length ? { ...unsigned, inputs: [{ ...unsigned.inputs[0]!, witness }] } : unsigned;
+  return stepMemo.set(key, deepFreeze({ tx, txid: computeTxid(unsigned), sighash }));
+}
+
 /**
  * Rebuilds every exit transaction of `vtxo`, ordered from the anchor to the VTXO (bark's
- * `transactions()`). Throws {@link VtxoValidationError} when the amounts do not add up.
+ * `transactions()`). Throws {@link VtxoValidationError} when the amounts do not add up. The
+ * entries are frozen (shared with later calls for the same chain).
  */
 export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitChainTx[] {
   const ctx = vtxoPolicyContext(vtxo);
-  const spents = vtxo.genesis.map((item) => transitionSpentOutput(item.transition, ctx));
+  const ctxKey = contextKey(ctx);
+  const spents = vtxo.genesis.map((item) => spentOutputOf(item.transition, ctx, ctxKey));
   const finalScript = policyScriptPubKey(vtxo.policy, ctx);
   let current = chainAmount(vtxo);
   let prevout = vtxo.anchorPoint;
@@ -90,13 +173,9 @@ export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitChainTx[] {
     const continuing: TxOut = isLast ? { value: vtxo.amount, script: finalScript } : { value: next, script: spents[i + 1]!.scriptPubKey };
     const spent = spents[i]!;
     const spentOutput: TxOut = { value: current, script: spent.scriptPubKey };
-    const unsigned = buildExitTx(prevout, item, continuing, []);
-    const sighash = taprootSighash(unsigned, 0, [spentOutput], spent.unlockLeaf ? { leafHash: spent.unlockLeaf.leafHash } : {});
-    const witness = transitionWitness(item.transition, spent);
-    const tx = witness.length ? { ...unsigned, inputs: [{ ...unsigned.inputs[0]!, witness }] } : unsigned;
-    const id = computeTxid(unsigned);
-    out.push({ tx, txid: id, prevout, spentOutput, spent, sighash, outputIdx: item.outputIdx, item });
-    prevout = { txid: id, vout: item.outputIdx };
+    const { tx, txid, sighash } = exitStep(ctxKey, prevout, spentOutput, spent, item, continuing);
+    out.push(Object.freeze({ tx, txid, prevout, spentOutput, spent, sighash, outputIdx: item.outputIdx, item }));
+    prevout = { txid, vout: item.outputIdx };
     current = next;
   });
   return out;

@@ -8,7 +8,7 @@
  */
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorPubNonces, arkoorServerCosign, arkoorUserFinish, arkoorUserNonces,
-  buildArkoorPackage, forgetSchnorrVerifications, pubkeyFromSecret, signAttestation, toHex, validateVtxo, verifyAttestation, type Transaction, type Vtxo,
+  buildArkoorPackage, forgetExitChainSteps, forgetSchnorrVerifications, pubkeyFromSecret, signAttestation, toHex, validateVtxo, verifyAttestation, type Transaction, type Vtxo,
 } from "@tender/ark-protocol";
 import { randomBytes } from "node:crypto";
 
@@ -54,10 +54,12 @@ export function arkoorRawCryptoCost(spent: Vtxo, received: Vtxo, anchor: Transac
     return arkoorPackageVtxos(pkg, sigs).length;
   };
   const senderAndServerMs = medianMs(payment, rounds);
-  // every signature verified afresh, as by a receiver seeing the chain for the first time (a
-  // receiver remembers the signatures it verified, so later VTXOs of one payer cost less)
+  // every signature verified and every exit tx rebuilt afresh, as by a receiver seeing the chain
+  // for the first time (a receiver remembers verified signatures and rebuilt steps, so later VTXOs
+  // of one payer cost less)
   const receiverValidationMs = medianMs(() => {
     forgetSchnorrVerifications();
+    forgetExitChainSteps();
     return validateVtxo(received, anchor);
   }, rounds);
   return { senderAndServerMs, receiverValidationMs, totalMs: senderAndServerMs + receiverValidationMs, signatures, exitDepth: received.genesis.length };

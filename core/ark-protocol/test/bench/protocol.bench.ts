@@ -14,6 +14,7 @@ import { measure, type BenchReport, type BenchRow } from "@tender/core";
 import { useCryptoBackend, type CryptoBackendName } from "../../src/crypto-backend.js";
 import { musigCompleteCosign, musigNonceGen, musigRespondCosign, musigRespondCosignDeterministic, musigTweakedKey } from "../../src/musig.js";
 import { forgetSchnorrVerifications, signSchnorr, verifySchnorr } from "../../src/schnorr.js";
+import { forgetExitChainSteps } from "../../src/vtxo-exit.js";
 import { fromHex, toHex } from "../../src/encoding.js";
 import { decodeTx } from "../../src/tx.js";
 import { decodeVtxo } from "../../src/vtxo.js";
@@ -86,10 +87,10 @@ export default async function protocolBench(): Promise<BenchReport> {
   };
 
   const sign = await on("libsecp256k1", () => signSchnorr(msg, sk));
-  // verified afresh each time: the core remembers signatures that verified, which a loop over
-  // one signature would measure instead
+  // verified afresh each time: the core remembers signatures that verified (and rebuilt exit-chain
+  // steps), which a loop over one signature would measure instead
   const freshVerify = (): boolean => { forgetSchnorrVerifications(); return verifySchnorr(sig, msg, xonly); };
-  const freshValidate = (): unknown => { forgetSchnorrVerifications(); return validateVtxo(decodeVtxo(deepHex), anchor); };
+  const freshValidate = (): unknown => { forgetSchnorrVerifications(); forgetExitChainSteps(); return validateVtxo(decodeVtxo(deepHex), anchor); };
   const verify = await on("libsecp256k1", freshVerify);
   const validate = await on("libsecp256k1", freshValidate);
   const arkoor = await on("libsecp256k1", arkoorRound);
