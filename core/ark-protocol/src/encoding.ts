@@ -177,66 +177,85 @@ export class ByteReader {
   }
 }
 
+/** A writer's working buffer; finished writers hand theirs back for the next one. */
+interface Scratch {
+  buf: Uint8Array;
+  view: DataView;
+}
+
+const SCRATCH_BYTES = 4096;
+const SCRATCH_POOL_MAX = 16;
+const scratchPool: Scratch[] = [];
+
+function takeScratch(min: number): Scratch {
+  const pooled = min <= SCRATCH_BYTES ? scratchPool.pop() : undefined;
+  if (pooled) return pooled;
+  const buf = new Uint8Array(Math.max(SCRATCH_BYTES, min));
+  return { buf, view: new DataView(buf.buffer) };
+}
+
+function giveBackScratch(s: Scratch): void {
+  if (s.buf.length === SCRATCH_BYTES && scratchPool.length < SCRATCH_POOL_MAX) scratchPool.push(s);
+}
+
 /**
- * Growable little-endian writer: one buffer, doubled when full, so a transaction or a VTXO is
- * written without an allocation per field. {@link bytes} copies its argument at once (a later
- * change to the caller's array does not reach the output).
+ * Growable little-endian writer. It writes into a working buffer taken from a small pool (a
+ * buffer above 64 bytes costs V8 an allocation outside its heap, more than writing a whole
+ * transaction), and {@link finish} copies out exactly the bytes written and hands the buffer
+ * back; a finished writer takes no more bytes. {@link bytes} copies its argument at once: a later change to the caller's array does
+ * not reach the output.
  */
 export class ByteWriter {
-  private buf: Uint8Array;
-  private view: DataView;
+  private s: Scratch | null = null;
   private len = 0;
-
-  constructor(capacity = 128) {
-    this.buf = new Uint8Array(capacity);
-    this.view = new DataView(this.buf.buffer);
-  }
+  private finished = false;
 
   /** Room for `n` more bytes. */
-  private room(n: number): void {
+  private room(n: number): Scratch {
     const need = this.len + n;
-    if (need <= this.buf.length) return;
-    let cap = this.buf.length * 2;
+    let s = this.s;
+    if (!s) {
+      if (this.finished) throw new Error("ByteWriter: written to after finish()");
+      s = this.s = takeScratch(need);
+    }
+    if (need <= s.buf.length) return s;
+    let cap = s.buf.length * 2;
     while (cap < need) cap *= 2;
-    const next = new Uint8Array(cap);
-    next.set(this.buf.subarray(0, this.len));
-    this.buf = next;
-    this.view = new DataView(next.buffer);
+    const buf = new Uint8Array(cap);
+    buf.set(s.buf.subarray(0, this.len));
+    giveBackScratch(s);
+    this.s = { buf, view: new DataView(buf.buffer) };
+    return this.s;
   }
 
   bytes(b: Uint8Array): this {
-    this.room(b.length);
-    this.buf.set(b, this.len);
+    this.room(b.length).buf.set(b, this.len);
     this.len += b.length;
     return this;
   }
 
   u8(v: number): this {
-    this.room(1);
-    this.buf[this.len++] = v & 0xff;
+    this.room(1).buf[this.len++] = v & 0xff;
     return this;
   }
 
   u16(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffff) throw new RangeError(`u16 out of range: ${v}`);
-    this.room(2);
-    this.view.setUint16(this.len, v, true);
+    this.room(2).view.setUint16(this.len, v, true);
     this.len += 2;
     return this;
   }
 
   u32(v: number): this {
     if (!Number.isInteger(v) || v < 0 || v > 0xffffffff) throw new RangeError(`u32 out of range: ${v}`);
-    this.room(4);
-    this.view.setUint32(this.len, v, true);
+    this.room(4).view.setUint32(this.len, v, true);
     this.len += 4;
     return this;
   }
 
   u64(v: bigint): this {
     if (v < 0n || v > U64_MAX) throw new RangeError(`u64 out of range: ${v}`);
-    this.room(8);
-    this.view.setBigUint64(this.len, v, true);
+    this.room(8).view.setBigUint64(this.len, v, true);
     this.len += 8;
     return this;
   }
@@ -269,9 +288,16 @@ export class ByteWriter {
     return this.len;
   }
 
-  /** A copy of everything written (the writer may go on writing). */
+  /** A copy of everything written. The working buffer goes back to the pool: the writer is done. */
   finish(): Uint8Array {
-    return this.buf.slice(0, this.len);
+    if (this.finished) throw new Error("ByteWriter: finish() called twice");
+    this.finished = true;
+    const s = this.s;
+    if (!s) return new Uint8Array(0);
+    const out = s.buf.slice(0, this.len);
+    this.s = null;
+    giveBackScratch(s);
+    return out;
   }
 }
 

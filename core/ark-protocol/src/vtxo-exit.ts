@@ -135,7 +135,7 @@ function spentOutputOf(t: Transition, ctx: PolicyContext, ctxKey: string): Spent
 
 /** One exit transaction: spends `prevout` (`spentOutput`, unlocked per `spent`), continues with `continuing`. */
 function exitStep(ctxKey: string, prevout: OutPoint, spentOutput: TxOut, spent: SpentOutput, item: GenesisItem, continuing: TxOut): StepResult {
-  const w = new ByteWriter(256).bytes(prevout.txid).u32(prevout.vout);
+  const w = new ByteWriter().bytes(prevout.txid).u32(prevout.vout);
   writeTxOut(w, spentOutput);
   writeTxOut(w, continuing);
   writeGenesisItem(w, item);

@@ -2,10 +2,10 @@ import { expect } from "chai";
 import { ByteReader, ByteWriter, toHex } from "../src/encoding.js";
 
 describe("ByteWriter: one growing buffer", () => {
-  it("writes past its first capacity, several doublings, in order and little-endian", () => {
-    const w = new ByteWriter(4);
+  it("writes past the pooled buffer, several doublings, in order and little-endian", () => {
+    const w = new ByteWriter();
     const expected: number[] = [];
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 600; i++) {
       w.u8(i & 0xff).u16(i).u32(i * 65_537).u64(BigInt(i) << 40n);
       expected.push(i & 0xff, i & 0xff, i >> 8);
       const u32 = (i * 65_537) >>> 0;
@@ -13,7 +13,7 @@ describe("ByteWriter: one growing buffer", () => {
       const u64 = BigInt(i) << 40n;
       for (let b = 0n; b < 8n; b++) expected.push(Number((u64 >> (8n * b)) & 0xffn));
     }
-    expect(w.length).to.equal(300 * 15);
+    expect(w.length).to.equal(600 * 15);
     expect(toHex(w.finish())).to.equal(toHex(Uint8Array.from(expected)));
   });
 
@@ -24,12 +24,25 @@ describe("ByteWriter: one growing buffer", () => {
     expect(toHex(w.finish())).to.equal("010203");
   });
 
-  it("finish() hands out a copy; the writer can go on", () => {
-    const w = new ByteWriter().u8(1);
+  it("finish() hands out a copy that later writers (sharing the pooled buffer) do not change; a finished writer takes no more", () => {
+    const w = new ByteWriter().u8(1).u32(0xdeadbeef);
     const first = w.finish();
-    w.u8(2);
-    first[0] = 7;
-    expect(toHex(w.finish())).to.equal("0102");
+    expect(() => w.u8(2)).to.throw(/after finish/);
+    expect(() => w.finish()).to.throw(/twice/);
+    // the next writers reuse the working buffer: what was handed out stays as it was
+    for (let i = 0; i < 40; i++) new ByteWriter().bytes(new Uint8Array(100).fill(i)).finish();
+    expect(toHex(first)).to.equal("01efbeadde");
+    expect(new ByteWriter().finish()).to.have.length(0);
+  });
+
+  it("writers open at the same time (one inside another's work) keep their bytes apart", () => {
+    const outer = new ByteWriter().u8(0xaa);
+    const inner = new ByteWriter().u8(0xbb).bytes(new Uint8Array(5000).fill(0xcc)); // grows past the pooled size
+    outer.bytes(inner.finish().subarray(0, 2));
+    const third = new ByteWriter().u8(0xdd);
+    outer.u8(0xee);
+    expect(toHex(outer.finish())).to.equal("aabbccee");
+    expect(toHex(third.finish())).to.equal("dd");
   });
 
   it("writes every CompactSize width from numbers and bigints alike, and reads them back", () => {
