@@ -5,8 +5,14 @@
  * memoised one (`keys.ts`). Checked against every BIP-327 vector and against `musig-scure.ts`.
  *
  * Points travel as 33-byte compressed encodings, `null` being the point at infinity. Secret values
- * only meet `pointFromScalar` (libsecp256k1's constant-time generator multiplication); the
- * variable-time `pointMultiply` only sees public scalars (coefficients, challenges).
+ * only meet `pointFromScalar` (libsecp256k1's constant-time generator multiplication);
+ * `pointMultiply` only sees public scalars (coefficients, challenges).
+ *
+ * Every libsecp256k1 call parses its points, and parsing a 33-byte encoding is exactly BIP-327's
+ * `cpoint` check (prefix 2 or 3, x below p, on the curve). So an externally supplied point that
+ * goes into `pointAdd` or `pointMultiply` is validated by that call, and is checked on its own
+ * (`isCPoint`) only when no call touches it; a rejection is turned into the BIP's error, blaming
+ * the same contribution the explicit checks would. Each such check costs a square root in WASM.
  */
 import * as ecc from "tiny-secp256k1";
 import { bytesEqual, concatBytes, toHex } from "./encoding.js";
@@ -35,19 +41,34 @@ function isCPoint(p: Uint8Array): boolean {
   return p.length === 33 && (p[0] === 2 || p[0] === 3) && ecc.isPoint(p);
 }
 
-/** `cpoint_ext`: 33 zero bytes are the point at infinity (null); throws on anything else invalid. */
-function cpointExt(p: Uint8Array, onInvalid: () => Error): Uint8Array | null {
-  if (bytesEqual(p, INFINITY_BYTES)) return null;
-  if (!isCPoint(p)) throw onInvalid();
-  return p;
+/** `cpoint_ext`'s infinity: 33 zero bytes are the point at infinity (null); other bytes unchecked. */
+function infinityOr(p: Uint8Array): Uint8Array | null {
+  return bytesEqual(p, INFINITY_BYTES) ? null : p;
 }
 
-/** `A + k·B` for public `k` and points (null = infinity). */
+/**
+ * `A + k·B` for public `k` and points (null = infinity), every non-null input checked as a
+ * `cpoint`: `pointMultiply` parses B and `pointAdd` parses A, so only an input that neither call
+ * takes (k = 0, or nothing to add) is checked on its own. Throws on an invalid point.
+ */
 function addMul(a: Uint8Array | null, b: Uint8Array | null, k: bigint): Uint8Array | null {
-  const kb = b && k !== 0n ? ecc.pointMultiply(b, bigIntTo32(k), true) : null;
+  const kb = b && k !== 0n ? ecc.pointMultiply(b, bigIntTo32(k), true) : null; // valid B, 0 < k < n: never infinity
+  if (b && !kb && !isCPoint(b)) throw new MusigError("invalid point");
   if (!a) return kb;
-  if (!kb) return a;
+  if (!kb) {
+    if (!isCPoint(a)) throw new MusigError("invalid point");
+    return a;
+  }
   return ecc.pointAdd(a, kb, true);
+}
+
+/** The session's `R1 + b·R2` from an aggregated nonce's halves; `onInvalid()` for an invalid half. */
+function nonceR(R1: Uint8Array | null, R2: Uint8Array | null, b: bigint, onInvalid: () => Error): Uint8Array | null {
+  try {
+    return addMul(R1, R2, b);
+  } catch {
+    throw onInvalid();
+  }
 }
 
 function scalar(bytes: Uint8Array, what: string): bigint {
@@ -83,13 +104,14 @@ function keyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uint8Arr
 function buildKeyAggContext(pubkeys: readonly Uint8Array[], tweaks: readonly Uint8Array[], isXonly: readonly boolean[]): KeyAggContext {
   if (pubkeys.length === 0) throw new MusigError("key aggregation needs at least one key");
   if (tweaks.length !== isXonly.length) throw new MusigError("one x-only flag per tweak");
-  pubkeys.forEach((pk, i) => {
-    if (!isCPoint(pk)) throw new MusigInvalidContributionError(i, "pubkey");
-  });
+  // keyAggUnsorted checks every key as a compressed point (memoised per key: the same few keys
+  // come back for every output); the BIP's culprit is only looked for when it refuses one.
   let Q: Uint8Array;
   try {
     Q = keyAggUnsorted(pubkeys);
   } catch (e) {
+    const culprit = pubkeys.findIndex((pk) => !isCPoint(pk));
+    if (culprit >= 0) throw new MusigInvalidContributionError(culprit, "pubkey");
     throw new MusigError(`key aggregation: ${e instanceof Error ? e.message : String(e)}`);
   }
   let gacc = 1n;
@@ -117,6 +139,44 @@ function keyAggCoeff(ctx: KeyAggContext, pk: Uint8Array): bigint {
 
 function nonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
   if (pubNonces.length === 0) throw new MusigError("nonce aggregation needs at least one nonce");
+  let sums: Uint8Array | undefined;
+  try {
+    sums = nonceSums(pubNonces);
+  } catch {
+    sums = undefined; // some nonce is invalid: the checking pass below names it
+  }
+  return sums ?? nonceAggChecked(pubNonces);
+}
+
+/**
+ * NonceAgg's sums, each point validated by the `pointAdd` that takes it in; a point no addition
+ * takes (a single nonce, or the first after a partial sum at infinity) is checked on its own.
+ * Returns undefined (or libsecp256k1 throws) when a nonce is invalid.
+ */
+function nonceSums(pubNonces: readonly Uint8Array[]): Uint8Array | undefined {
+  for (const nonce of pubNonces) if (nonce.length !== 66) return undefined;
+  const out = new Uint8Array(66);
+  for (let half = 0; half < 2; half++) {
+    let sum: Uint8Array | null = null;
+    let unchecked = false; // `sum` is a nonce's point that no libsecp256k1 call has parsed yet
+    for (const nonce of pubNonces) {
+      const R = nonce.subarray(33 * half, 33 * half + 33);
+      if (sum === null) {
+        sum = R; // infinity + R = R
+        unchecked = true;
+      } else {
+        sum = ecc.pointAdd(sum, R, true); // parses both: throws on an invalid point; null = infinity
+        unchecked = false;
+      }
+    }
+    if (sum && unchecked && !isCPoint(sum)) return undefined;
+    if (sum) out.set(sum, 33 * half); // infinity stays 33 zero bytes
+  }
+  return out;
+}
+
+/** NonceAgg checking each nonce before adding it: blames the first invalid one (BIP-327 order). */
+function nonceAggChecked(pubNonces: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(66);
   for (const half of [0, 1]) {
     let sum: Uint8Array | null = null;
@@ -148,11 +208,11 @@ class LibsecpSession implements MusigBackendSession {
     const invalid = (): Error => new MusigInvalidContributionError(null, "aggnonce");
     if (aggNonce.length !== 66) throw invalid();
     this.aggNonce = Uint8Array.from(aggNonce);
-    const R1 = cpointExt(this.aggNonce.subarray(0, 33), invalid);
-    const R2 = cpointExt(this.aggNonce.subarray(33), invalid);
+    const R1 = infinityOr(this.aggNonce.subarray(0, 33));
+    const R2 = infinityOr(this.aggNonce.subarray(33));
     const Qx = xbytes(this.ctx.Q);
     this.b = hashInt("MuSig/noncecoef", this.aggNonce, Qx, message);
-    this.R = addMul(R1, R2, this.b) ?? G;
+    this.R = nonceR(R1, R2, this.b, invalid) ?? G;
     this.e = hashInt("BIP0340/challenge", xbytes(this.R), Qx, message);
   }
 
@@ -190,9 +250,9 @@ class LibsecpSession implements MusigBackendSession {
   }
 
   /**
-   * PartialSigVerifyInternal. Preconditions (checked by the callers): `pubNonce` is two valid
-   * points (NonceAgg checked it, or we computed it) and `pk` is one of the session's keys (so a
-   * valid point; the coefficient lookup refuses any other).
+   * PartialSigVerifyInternal. `pubNonce`'s points are checked by the `addMul` that takes them
+   * (throws on an invalid one); `pk` must be one of the session's keys (so a valid point; the
+   * coefficient lookup refuses any other).
    */
   private verifyInternal(psig: Uint8Array, pubNonce: Uint8Array, pk: Uint8Array): boolean {
     if (psig.length !== 32) return false;
@@ -219,8 +279,12 @@ class LibsecpSession implements MusigBackendSession {
   partialSigVerifyInternal(partialSig: Uint8Array, pubNonce: Uint8Array, index: number): boolean {
     const pks = this.ctx.pubkeys;
     if (!Number.isInteger(index) || index < 0 || index >= pks.length) throw new MusigError("signer index outside the session");
-    if (pubNonce.length !== 66 || !isCPoint(pubNonce.subarray(0, 33)) || !isCPoint(pubNonce.subarray(33))) return false;
-    return this.verifyInternal(partialSig, pubNonce, pks[index]!);
+    if (pubNonce.length !== 66) return false;
+    try {
+      return this.verifyInternal(partialSig, pubNonce, pks[index]!); // its addMul parses (checks) both nonce points
+    } catch {
+      return false;
+    }
   }
 
   partialSigAgg(partialSigs: readonly Uint8Array[]): Uint8Array {

@@ -1,0 +1,141 @@
+/**
+ * Every externally supplied point of a MuSig2 flow is still refused when invalid, on each path
+ * where the libsecp256k1 backend lets the point operation itself do the check (NonceAgg's sums, the
+ * session's aggregated nonce, PartialSigVerifyInternal, KeyAgg), including the corner cases where
+ * no operation takes the point (a single nonce, a sum at infinity, an aggregated nonce half at
+ * infinity). The libsecp256k1 backend must blame the contribution BIP-327 names; the pure-JS
+ * backend is run on the same inputs as a cross-check that they are invalid.
+ */
+import { expect } from "chai";
+import * as ecc from "tiny-secp256k1";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { MusigError, MusigSession, musigNonceAgg, musigNonceGen, musigRespondCosign } from "../src/musig.js";
+import { MusigInvalidContributionError, type MusigBackend } from "../src/musig-backend.js";
+import { libsecpMusig } from "../src/musig-libsecp.js";
+import { scureMusig } from "../src/musig-scure.js";
+import { useCryptoBackend, type CryptoBackendName } from "../src/crypto-backend.js";
+
+const BACKENDS: ReadonlyArray<[CryptoBackendName, MusigBackend]> = [
+  ["libsecp256k1", libsecpMusig],
+  ["pure-js", scureMusig],
+];
+
+const seed = (s: string): Uint8Array => sha256(new TextEncoder().encode(s));
+const point = (s: string): Uint8Array => ecc.pointFromScalar(seed(s), true) as Uint8Array;
+const neg = (p: Uint8Array): Uint8Array => Uint8Array.of(p[0] === 2 ? 3 : 2, ...p.subarray(1));
+const cat = (a: Uint8Array, b: Uint8Array): Uint8Array => Uint8Array.of(...a, ...b);
+
+/** A 33-byte encoding with prefix 2 whose x is not on the curve. */
+function offCurve(): Uint8Array {
+  const p = new Uint8Array(33);
+  p[0] = 2;
+  for (let x = 1; ; x++) {
+    p[32] = x;
+    if (!ecc.isPoint(p)) return p;
+  }
+}
+/** x = 2^256 − 1, above the field size. */
+const aboveP = Uint8Array.of(2, ...new Uint8Array(32).fill(0xff));
+/** A valid x with prefix 4 (a compressed encoding must start with 2 or 3). */
+const badPrefix = Uint8Array.of(4, ...point("prefix").subarray(1));
+const INVALID: ReadonlyArray<[string, Uint8Array]> = [
+  ["off the curve", offCurve()],
+  ["x above the field size", aboveP],
+  ["prefix 4", badPrefix],
+];
+
+/**
+ * Runs `fn` expecting a MuSig2 error. The libsecp256k1 backend must throw the BIP's
+ * invalid-contribution error, returned for its blame to be checked; the pure-JS one (kept as a
+ * cross-check) only has to refuse the input, its errors do not name the culprit.
+ */
+function blamed(fn: () => unknown, precise: boolean): Partial<MusigInvalidContributionError> {
+  try {
+    fn();
+  } catch (e) {
+    expect(e).to.be.instanceOf(MusigError);
+    if (!precise) return {};
+    expect(e).to.be.instanceOf(MusigInvalidContributionError);
+    return e as MusigInvalidContributionError;
+  }
+  throw new Error("expected the input to be refused");
+}
+
+/** Expects `actual` to carry `fields` (only when the backend names the culprit). */
+function expectBlame(actual: Partial<MusigInvalidContributionError>, fields: Partial<MusigInvalidContributionError>, precise: boolean): void {
+  if (precise) expect(actual).to.include(fields);
+}
+
+for (const [name, backend] of BACKENDS) {
+  describe(`MuSig2 point checks on the ${name} backend`, () => {
+    const precise = name === "libsecp256k1";
+    const A = point("a1");
+    const B = point("b1");
+    const C = point("c1");
+
+    for (const [what, bad] of INVALID) {
+      it(`NonceAgg blames a nonce with a point ${what}, whichever position and half it is in`, () => {
+        const good1 = cat(A, B);
+        const good2 = cat(C, A);
+        expectBlame(blamed(() => backend.nonceAgg([cat(bad, B), good2]), precise), { signer: 0, contribution: "pubnonce" }, precise);
+        expectBlame(blamed(() => backend.nonceAgg([good1, cat(bad, A)]), precise), { signer: 1, contribution: "pubnonce" }, precise);
+        expectBlame(blamed(() => backend.nonceAgg([good1, cat(C, bad)]), precise), { signer: 1, contribution: "pubnonce" }, precise);
+        expectBlame(blamed(() => backend.nonceAgg([cat(A, bad)]), precise), { signer: 0, contribution: "pubnonce" }, precise);
+        expectBlame(blamed(() => backend.nonceAgg([cat(bad, B)]), precise), { signer: 0, contribution: "pubnonce" }, precise);
+        // the first halves are checked before the second ones: signer 1's first half is blamed
+        expectBlame(blamed(() => backend.nonceAgg([cat(A, bad), cat(bad, B)]), precise), { signer: 1 }, precise);
+        // A + (−A) is infinity: the next nonce starts a new sum and is checked on its own
+        expectBlame(blamed(() => backend.nonceAgg([cat(A, B), cat(neg(A), C), cat(bad, B)]), precise), { signer: 2 }, precise);
+        expectBlame(blamed(() => backend.nonceAgg([cat(A, B), cat(neg(A), neg(B)), cat(C, bad)]), precise), { signer: 2 }, precise);
+      });
+
+      it(`a session refuses an aggregated nonce with a half ${what}, also next to a half at infinity`, () => {
+        const keys = [A, B].sort((x, y) => Buffer.compare(x, y));
+        const msg = seed("message");
+        const infinity = new Uint8Array(33);
+        for (const agg of [cat(bad, C), cat(C, bad), cat(infinity, bad), cat(bad, infinity)]) {
+          expectBlame(blamed(() => backend.session(agg, keys, msg, [], []), precise), { signer: null, contribution: "aggnonce" }, precise);
+        }
+      });
+
+      it(`KeyAgg blames a key ${what} at its index`, () => {
+        expectBlame(blamed(() => backend.keyAgg([A, bad, B], [], []), precise), { signer: 1, contribution: "pubkey" }, precise);
+        expectBlame(blamed(() => backend.keyAgg([bad], [], []), precise), { signer: 0, contribution: "pubkey" }, precise);
+      });
+    }
+
+    it("the infinity sum and a single valid nonce still aggregate", () => {
+      expect(Buffer.from(backend.nonceAgg([cat(A, B), cat(neg(A), neg(B))])).equals(Buffer.alloc(66))).to.equal(true);
+      expect(Buffer.from(backend.nonceAgg([cat(A, B)])).equals(Buffer.from(cat(A, B)))).to.equal(true);
+      // first halves: A + (−A) = infinity, then C alone; second halves: B + C + (−B) = C
+      expect(Buffer.from(backend.nonceAgg([cat(A, B), cat(neg(A), C), cat(C, neg(B))])).equals(Buffer.from(cat(C, C)))).to.equal(true);
+    });
+  });
+
+  describe(`MusigSession.verifyPartialWithOwnAggNonce on the ${name} backend`, () => {
+    let previous: CryptoBackendName;
+    before(() => {
+      previous = useCryptoBackend(name);
+    });
+    after(() => {
+      useCryptoBackend(previous);
+    });
+
+    it("answers false for a signer nonce with an invalid point, true for the real one", () => {
+      const userSk = seed("user");
+      const serverSk = seed("server");
+      const userPk = ecc.pointFromScalar(userSk, true) as Uint8Array;
+      const serverPk = ecc.pointFromScalar(serverSk, true) as Uint8Array;
+      const message = seed("sighash");
+      const userNonce = musigNonceGen({ pubkey: userPk, secretKey: userSk, message });
+      const resp = musigRespondCosign({ secretKey: serverSk, pubkey: serverPk, otherPubkey: userPk, otherPubNonce: userNonce.pubNonce, message });
+      const session = new MusigSession({ pubkeys: [userPk, serverPk], aggNonce: musigNonceAgg([userNonce.pubNonce, resp.pubNonce]), message });
+      expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, resp.pubNonce)).to.equal(true);
+      for (const [, bad] of INVALID) {
+        expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, cat(bad, resp.pubNonce.subarray(33)))).to.equal(false);
+        expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, cat(resp.pubNonce.subarray(0, 33), bad))).to.equal(false);
+      }
+      expect(() => session.verifyPartialWithOwnAggNonce(resp.partialSig, point("nobody"), resp.pubNonce)).to.throw(MusigError);
+    });
+  });
+}
