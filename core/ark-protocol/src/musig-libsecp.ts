@@ -217,6 +217,20 @@ class LibsecpSession implements MusigBackendSession {
   }
 
   sign(secNonce: Uint8Array, secretKey: Uint8Array, ownCheckBy?: "aggregate"): Uint8Array {
+    return this.signWith(secNonce, secretKey, ownCheckBy === "aggregate" ? "aggregate" : "own");
+  }
+
+  /**
+   * Sign. With `check` "own" (BIP-327's Sign), the secret key must be the nonce's key
+   * (`d·G = pk`) and the partial signature is checked with PartialSigVerifyInternal before it is
+   * returned. With "aggregate" the caller never releases the partial signature and verifies the
+   * final signature under the aggregate key, which fails unless the partial is right for the
+   * nonce's key: both checks move there (the coefficient is the nonce key's, so a secret key of
+   * another key, or a faulty result, gives a final signature that does not verify).
+   * `known`: the signer's key and public nonce, computed by the caller from these very secrets
+   * (deterministic signing), so not computed again.
+   */
+  signWith(secNonce: Uint8Array, secretKey: Uint8Array, check: "own" | "aggregate", known?: { pk: Uint8Array; pubNonce: Uint8Array }): Uint8Array {
     if (secNonce.length !== 97) throw new MusigError("secret nonce must be 97 bytes");
     const k1Bytes = secNonce.slice(0, 32);
     const k2Bytes = secNonce.slice(32, 64);
@@ -229,8 +243,11 @@ class LibsecpSession implements MusigBackendSession {
       if (k2p === 0n || k2p >= N) throw new MusigError("second secnonce value is out of range.");
       const d0 = scalar(secretKey, "secret key");
       if (d0 === 0n || d0 >= N) throw new MusigError("secret key is out of range");
-      const P = ecc.pointFromScalar(secretKey, true) as Uint8Array;
-      if (!bytesEqual(P, noncePk)) throw new MusigError("the secret nonce belongs to another key");
+      let P: Uint8Array = noncePk;
+      if (check === "own") {
+        P = known?.pk ?? (ecc.pointFromScalar(secretKey, true) as Uint8Array);
+        if (!bytesEqual(P, noncePk)) throw new MusigError("the secret nonce belongs to another key");
+      }
       const { ctx, b, e } = this;
       const a = keyAggCoeff(ctx, P);
       const evenR = hasEvenY(this.R);
@@ -239,9 +256,8 @@ class LibsecpSession implements MusigBackendSession {
       const g = hasEvenY(ctx.Q) ? 1n : N - 1n;
       const d = mod(g * ctx.gacc * d0);
       const psig = bigIntTo32(mod(k1 + b * k2 + e * a * d));
-      // BIP-327 checks its own partial signature before releasing it (guards against faults),
-      // unless the caller keeps it and checks the final signature instead.
-      if (ownCheckBy !== "aggregate" && !this.verifyInternal(psig, nonceFromScalars(k1Bytes, k2Bytes), P)) throw new MusigError("own partial signature does not verify");
+      // BIP-327 checks its own partial signature before releasing it (guards against faults).
+      if (check === "own" && !this.verifyInternal(psig, known?.pubNonce ?? nonceFromScalars(k1Bytes, k2Bytes), P)) throw new MusigError("own partial signature does not verify");
       return psig;
     } finally {
       k1Bytes.fill(0);
@@ -362,7 +378,8 @@ export const libsecpMusig: MusigBackend = {
     const d = scalar(secretKey, "secret key");
     if (d === 0n || d >= N) throw new MusigError("secret key is out of range");
     const pubNonce = nonceFromScalars(k1, k2);
-    const secNonce = concatBytes(k1, k2, ecc.pointFromScalar(secretKey, true) as Uint8Array);
+    const pk = ecc.pointFromScalar(secretKey, true) as Uint8Array;
+    const secNonce = concatBytes(k1, k2, pk);
     k1.fill(0);
     k2.fill(0);
     let aggNonce: Uint8Array;
@@ -374,7 +391,7 @@ export const libsecpMusig: MusigBackend = {
       throw e;
     }
     try {
-      return { pubNonce, partialSig: new LibsecpSession(aggNonce, pubkeys, message, tweaks, isXonly).sign(secNonce, secretKey) };
+      return { pubNonce, partialSig: new LibsecpSession(aggNonce, pubkeys, message, tweaks, isXonly).signWith(secNonce, secretKey, "own", { pk, pubNonce }) };
     } finally {
       secNonce.fill(0);
     }
