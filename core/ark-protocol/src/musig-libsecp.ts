@@ -49,17 +49,18 @@ function infinityOr(p: Uint8Array): Uint8Array | null {
 /**
  * `A + k·B` for public `k` and points (null = infinity), every non-null input checked as a
  * `cpoint`: `pointMultiply` parses B and `pointAdd` parses A, so only an input that neither call
- * takes (k = 0, or nothing to add) is checked on its own. Throws on an invalid point.
+ * takes (k = 0, or nothing to add) is checked on its own. Throws on an invalid point. `k·B` goes
+ * to `pointAdd` uncompressed: parsing it then needs no square root.
  */
 function addMul(a: Uint8Array | null, b: Uint8Array | null, k: bigint): Uint8Array | null {
-  const kb = b && k !== 0n ? ecc.pointMultiply(b, bigIntTo32(k), true) : null; // valid B, 0 < k < n: never infinity
-  if (b && !kb && !isCPoint(b)) throw new MusigError("invalid point");
-  if (!a) return kb;
-  if (!kb) {
-    if (!isCPoint(a)) throw new MusigError("invalid point");
+  if (!b || k === 0n) {
+    if (b && !isCPoint(b)) throw new MusigError("invalid point");
+    if (a && !isCPoint(a)) throw new MusigError("invalid point");
     return a;
   }
-  return ecc.pointAdd(a, kb, true);
+  // B valid and 0 < k < n: k·B is never infinity
+  if (!a) return ecc.pointMultiply(b, bigIntTo32(k), true);
+  return ecc.pointAdd(a, ecc.pointMultiply(b, bigIntTo32(k), false) as Uint8Array, true);
 }
 
 /** The session's `R1 + b·R2` from an aggregated nonce's halves; `onInvalid()` for an invalid half. */
