@@ -288,6 +288,22 @@ export class ByteWriter {
     return this.len;
   }
 
+  /**
+   * Everything written as a string of one character per byte (a compact, exact map key; no
+   * copy of the bytes). The working buffer goes back to the pool: the writer is done.
+   */
+  finishKey(): string {
+    if (this.finished) throw new Error("ByteWriter: finish() called twice");
+    this.finished = true;
+    const s = this.s;
+    if (!s) return "";
+    let key = "";
+    for (let i = 0; i < this.len; i += 4096) key += String.fromCharCode.apply(null, s.buf.subarray(i, Math.min(this.len, i + 4096)) as unknown as number[]);
+    this.s = null;
+    giveBackScratch(s);
+    return key;
+  }
+
   /** A copy of everything written. The working buffer goes back to the pool: the writer is done. */
   finish(): Uint8Array {
     if (this.finished) throw new Error("ByteWriter: finish() called twice");

@@ -125,7 +125,7 @@ function deepFreeze<T>(v: T): T {
 }
 
 function spentOutputOf(t: Transition, ctx: PolicyContext, ctxKey: string): SpentOutput {
-  const key = `${ctxKey}/${toHex(writeTransition(new ByteWriter(), t).finish())}`;
+  const key = `${ctxKey}/${writeTransition(new ByteWriter(), t).finishKey()}`;
   const known = spentMemo.get(key);
   if (known) return known;
   const computed = transitionSpentOutput(t, ctx);
@@ -139,7 +139,7 @@ function exitStep(ctxKey: string, prevout: OutPoint, spentOutput: TxOut, spent: 
   writeTxOut(w, spentOutput);
   writeTxOut(w, continuing);
   writeGenesisItem(w, item);
-  const key = `${ctxKey}/${toHex(w.finish())}`;
+  const key = `${ctxKey}/${w.finishKey()}`;
   const known = stepMemo.get(key);
   if (known) return known;
   // built from copies, so that the remembered transaction shares no object with this caller

@@ -63,4 +63,18 @@ describe("ByteWriter: one growing buffer", () => {
     expect(() => w.compactSize(1.5)).to.throw(RangeError);
     expect(toHex(w.finish())).to.equal("05");
   });
+
+  it("finishKey() gives one character per byte written, past the pooled size too, and ends the writer", () => {
+    const all = Uint8Array.from({ length: 256 }, (_, i) => i);
+    const key = new ByteWriter().bytes(all).finishKey();
+    expect(key).to.have.length(256);
+    for (let i = 0; i < 256; i++) expect(key.charCodeAt(i)).to.equal(i);
+    const big = new Uint8Array(10_000).map((_, i) => (i * 7) & 0xff);
+    const w = new ByteWriter().bytes(big);
+    const bigKey = w.finishKey();
+    expect(Uint8Array.from(bigKey, (c) => c.charCodeAt(0))).to.deep.equal(big);
+    expect(() => w.finishKey()).to.throw(/twice/);
+    expect(new ByteWriter().u8(1).finishKey()).to.not.equal(new ByteWriter().u8(1).u8(0).finishKey());
+    expect(new ByteWriter().finishKey()).to.equal("");
+  });
 });

@@ -16,6 +16,7 @@ import {
   verifyAttestation,
   vtxoIdString,
   vtxoStatusAttestation,
+  type ExitChainTx,
   type Vtxo,
 } from "@tender/ark-protocol";
 import { txFromBytes, vtxoFromBytes, vtxoIdText } from "./request-decoding.js";
@@ -51,23 +52,26 @@ export class VtxoRegistry {
    */
   async registerVtxoTransactions(list: readonly Uint8Array[]): Promise<void> {
     if (list.length === 0) throw new BadUserInputError("no vtxos provided");
-    const unique = new Map<string, Vtxo>();
+    const unique = new Map<string, { vtxo: Vtxo; bytes: Uint8Array }>();
     for (const bytes of list) {
-      const v = vtxoFromBytes(bytes);
-      unique.set(vtxoIdString(v), v);
+      const vtxo = vtxoFromBytes(bytes);
+      unique.set(vtxoIdString(vtxo), { vtxo, bytes });
     }
     // the exit txs of every chain by txid: a payment's outputs share their chain up to the last tx
-    const txs = new Map<string, StoredTx>();
-    const fresh: [string, Vtxo][] = [];
-    for (const [id, vtxo] of unique) {
+    const txs = new Map<string, ExitChainTx>();
+    const fresh: { id: string; bytes: Uint8Array }[] = [];
+    for (const [id, { vtxo, bytes: sent }] of unique) {
       const stored = await this.ctx.store.getVtxo(id);
       if (!stored) throw new NotFoundError("vtxo not found in database", [id]);
       if (!vtxo.genesis.every((g) => transitionHasAllWitnesses(g.transition))) throw new BadUserInputError(`vtxo ${id} is not fully signed`, undefined, [id]);
       // this very chain (same bytes, signatures included) was checked and stored before: a wallet
-      // registering its inputs again, or a payee its received VTXO, costs a lookup only
+      // registering its inputs again, or a payee its received VTXO, costs a lookup only (the bytes
+      // as sent are compared first; another encoding of the same VTXO is compared re-encoded)
+      const registered = stored.state !== "unregistered";
+      if (registered && bytesEqual(stored.bytes, sent)) continue;
       const bytes = encodeVtxo(vtxo);
-      if (stored.state !== "unregistered" && bytesEqual(stored.bytes, bytes)) continue;
-      fresh.push([id, vtxo]);
+      if (registered && bytesEqual(stored.bytes, bytes)) continue;
+      fresh.push({ id, bytes });
       const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
       const anchor = await this.ctx.store.getTx(anchorTxid);
       if (!anchor) throw new BadUserInputError(`chain anchor tx not found: ${anchorTxid}`, undefined, [id]);
@@ -79,18 +83,14 @@ export class VtxoRegistry {
         if (e instanceof VtxoValidationError) throw new BadUserInputError(`vtxo validation failed: ${e.message}`, undefined, [id]);
         throw e;
       }
-      for (const e of chain) {
-        const txid = toHex(reverseBytes(e.txid));
-        if (!txs.has(txid)) txs.set(txid, { txid, raw: encodeTx(e.tx), signed: true, isFunding: false });
-      }
+      for (const e of chain) txs.set(toHex(reverseBytes(e.txid)), e);
     }
     if (fresh.length === 0) return;
-    // a signed tx already stored stays as it is (the insert would keep it): only the others are written
+    // a signed tx already stored stays as it is (the insert would keep it): only the others are encoded and written
     const stored = await this.ctx.store.signedTxids([...txs.keys()]);
-    await this.ctx.store.registerChains(
-      fresh.map(([id, v]) => ({ id, bytes: encodeVtxo(v) })),
-      [...txs.values()].filter((t) => !stored.has(t.txid)),
-    );
+    const missing: StoredTx[] = [];
+    for (const [txid, e] of txs) if (!stored.has(txid)) missing.push({ txid, raw: encodeTx(e.tx), signed: true, isFunding: false });
+    await this.ctx.store.registerChains(fresh, missing);
     this.ctx.logger.debug(`registered ${fresh.length} vtxo chain(s)`);
   }
 
