@@ -63,6 +63,14 @@ function addMul(a: Uint8Array | null, b: Uint8Array | null, k: bigint): Uint8Arr
   return ecc.pointAdd(a, ecc.pointMultiply(b, bigIntTo32(k), false) as Uint8Array, true);
 }
 
+/** `A + k·B` (compressed) for valid points this module computed, in any encoding (null = infinity). */
+function addMulComputed(a: Uint8Array | null, b: Uint8Array | null, k: bigint): Uint8Array | null {
+  const kb = b && k !== 0n ? ecc.pointMultiply(b, bigIntTo32(k), false) : null;
+  if (!a) return kb && compressed(kb);
+  if (!kb) return compressed(a);
+  return ecc.pointAdd(a, kb, true);
+}
+
 /** The session's `R1 + b·R2` from an aggregated nonce's halves; `onInvalid()` for an invalid half. */
 function nonceR(R1: Uint8Array | null, R2: Uint8Array | null, b: bigint, onInvalid: () => Error): Uint8Array | null {
   try {
@@ -153,6 +161,22 @@ function nonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
+ * Aggregated nonces this module computed, by the array it returned: a copy of its bytes and its
+ * halves as libsecp256k1 produced them (uncompressed; null = infinity). The session over that
+ * array (the usual next step) then parses them without square roots, and knows them valid. Used
+ * only while the array still holds those bytes. Public data, dropped with the array.
+ */
+const aggregatedNonces = new WeakMap<Uint8Array, { bytes: Uint8Array; halves: [Uint8Array | null, Uint8Array | null] }>();
+
+/** Compressed encoding of a point given compressed or uncompressed. */
+function compressed(p: Uint8Array): Uint8Array {
+  if (p.length === 33) return p;
+  const out = p.slice(0, 33);
+  out[0] = (p[64]! & 1) === 1 ? 3 : 2;
+  return out;
+}
+
+/**
  * NonceAgg's sums, each point validated by the `pointAdd` that takes it in; a point no addition
  * takes (a single nonce, or the first after a partial sum at infinity) is checked on its own.
  * Returns undefined (or libsecp256k1 throws) when a nonce is invalid.
@@ -160,6 +184,7 @@ function nonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
 function nonceSums(pubNonces: readonly Uint8Array[]): Uint8Array | undefined {
   for (const nonce of pubNonces) if (nonce.length !== 66) return undefined;
   const out = new Uint8Array(66);
+  const halves: [Uint8Array | null, Uint8Array | null] = [null, null];
   for (let half = 0; half < 2; half++) {
     let sum: Uint8Array | null = null;
     let unchecked = false; // `sum` is a nonce's point that no libsecp256k1 call has parsed yet
@@ -169,13 +194,15 @@ function nonceSums(pubNonces: readonly Uint8Array[]): Uint8Array | undefined {
         sum = R; // infinity + R = R
         unchecked = true;
       } else {
-        sum = ecc.pointAdd(sum, R, true); // parses both: throws on an invalid point; null = infinity
+        sum = ecc.pointAdd(sum, R, false); // parses both: throws on an invalid point; null = infinity
         unchecked = false;
       }
     }
     if (sum && unchecked && !isCPoint(sum)) return undefined;
-    if (sum) out.set(sum, 33 * half); // infinity stays 33 zero bytes
+    if (sum) out.set(compressed(sum), 33 * half); // infinity stays 33 zero bytes
+    halves[half] = sum;
   }
+  aggregatedNonces.set(out, { bytes: out.slice(), halves });
   return out;
 }
 
@@ -212,11 +239,14 @@ class LibsecpSession implements MusigBackendSession {
     const invalid = (): Error => new MusigInvalidContributionError(null, "aggnonce");
     if (aggNonce.length !== 66) throw invalid();
     this.aggNonce = Uint8Array.from(aggNonce);
-    const R1 = infinityOr(this.aggNonce.subarray(0, 33));
-    const R2 = infinityOr(this.aggNonce.subarray(33));
     const Qx = xbytes(this.ctx.Q);
     this.b = hashInt("MuSig/noncecoef", this.aggNonce, Qx, message);
-    this.R = nonceR(R1, R2, this.b, invalid) ?? G;
+    const ours = aggregatedNonces.get(aggNonce);
+    if (ours && bytesEqual(ours.bytes, this.aggNonce)) {
+      this.R = addMulComputed(ours.halves[0], ours.halves[1], this.b) ?? G;
+    } else {
+      this.R = nonceR(infinityOr(this.aggNonce.subarray(0, 33)), infinityOr(this.aggNonce.subarray(33)), this.b, invalid) ?? G;
+    }
     this.e = hashInt("BIP0340/challenge", xbytes(this.R), Qx, message);
   }
 

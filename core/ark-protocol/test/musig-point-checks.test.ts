@@ -67,8 +67,8 @@ function expectBlame(actual: Partial<MusigInvalidContributionError>, fields: Par
 }
 
 for (const [name, backend] of BACKENDS) {
+  const precise = name === "libsecp256k1";
   describe(`MuSig2 point checks on the ${name} backend`, () => {
-    const precise = name === "libsecp256k1";
     const A = point("a1");
     const B = point("b1");
     const C = point("c1");
@@ -109,6 +109,35 @@ for (const [name, backend] of BACKENDS) {
       expect(Buffer.from(backend.nonceAgg([cat(A, B)])).equals(Buffer.from(cat(A, B)))).to.equal(true);
       // first halves: A + (−A) = infinity, then C alone; second halves: B + C + (−B) = C
       expect(Buffer.from(backend.nonceAgg([cat(A, B), cat(neg(A), C), cat(C, neg(B))])).equals(Buffer.from(cat(C, C)))).to.equal(true);
+    });
+  });
+
+  describe(`a session over an aggregated nonce NonceAgg returned (${name} backend)`, () => {
+    const A = point("a2");
+    const B = point("b2");
+    const C = point("c2");
+    const keys = [A, B].sort((x, y) => Buffer.compare(x, y));
+    const msg = seed("message 2");
+    /** The session's R (x-only): the first half of an aggregate of zero partial signatures. */
+    const rOf = (aggNonce: Uint8Array): string => Buffer.from(backend.session(aggNonce, keys, msg, [], []).partialSigAgg(keys.map(() => new Uint8Array(32))).subarray(0, 32)).toString("hex");
+
+    it("gives the same R as a session over a copy of its bytes, infinity halves included", () => {
+      for (const nonces of [[cat(A, B), cat(C, A)], [cat(A, B), cat(neg(A), C)], [cat(A, B), cat(C, neg(B))], [cat(A, B), cat(neg(A), neg(B))], [cat(A, C)]]) {
+        const agg = backend.nonceAgg(nonces);
+        expect(rOf(agg)).to.equal(rOf(Uint8Array.from(agg)));
+      }
+    });
+
+    it("uses the bytes the array holds when the session starts, not those NonceAgg returned", () => {
+      const agg = backend.nonceAgg([cat(A, B), cat(C, A)]);
+      const other = backend.nonceAgg([cat(B, C), cat(A, A)]);
+      const expected = rOf(Uint8Array.from(other));
+      agg.set(other);
+      expect(rOf(agg)).to.equal(expected);
+      const bad = offCurve();
+      agg.set(bad, 33);
+      expect(() => backend.session(agg, keys, msg, [], [])).to.throw(MusigError);
+      if (precise) expect(() => backend.session(agg, keys, msg, [], [])).to.throw(MusigInvalidContributionError);
     });
   });
 
