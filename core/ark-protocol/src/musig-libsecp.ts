@@ -161,12 +161,25 @@ function nonceAgg(pubNonces: readonly Uint8Array[]): Uint8Array {
 }
 
 /**
- * Aggregated nonces this module computed, by the array it returned: a copy of its bytes and its
- * halves as libsecp256k1 produced them (uncompressed; null = infinity). The session over that
- * array (the usual next step) then parses them without square roots, and knows them valid. Used
- * only while the array still holds those bytes. Public data, dropped with the array.
+ * Nonces this module computed (public nonces of NonceGen and DeterministicSign, aggregated nonces
+ * of NonceAgg), by the array it returned: a copy of its bytes and its two points as libsecp256k1
+ * produced them (uncompressed; null = infinity). NonceAgg and the session take these points
+ * instead of parsing the bytes again (a square root each), and know them valid. Used only while
+ * the array still holds those bytes. Public data, dropped with the array.
  */
-const aggregatedNonces = new WeakMap<Uint8Array, { bytes: Uint8Array; halves: [Uint8Array | null, Uint8Array | null] }>();
+type NoncePoints = [Uint8Array | null, Uint8Array | null];
+const computedNonces = new WeakMap<Uint8Array, { bytes: Uint8Array; points: NoncePoints }>();
+
+function rememberNonce(bytes: Uint8Array, points: NoncePoints): Uint8Array {
+  computedNonces.set(bytes, { bytes: bytes.slice(), points });
+  return bytes;
+}
+
+/** The points of a nonce this module computed, if `nonce` is that array and still holds its bytes. */
+function computedPoints(nonce: Uint8Array): NoncePoints | undefined {
+  const known = computedNonces.get(nonce);
+  return known && bytesEqual(known.bytes, nonce) ? known.points : undefined;
+}
 
 /** Compressed encoding of a point given compressed or uncompressed. */
 function compressed(p: Uint8Array): Uint8Array {
@@ -183,16 +196,19 @@ function compressed(p: Uint8Array): Uint8Array {
  */
 function nonceSums(pubNonces: readonly Uint8Array[]): Uint8Array | undefined {
   for (const nonce of pubNonces) if (nonce.length !== 66) return undefined;
+  const known = pubNonces.map(computedPoints);
   const out = new Uint8Array(66);
-  const halves: [Uint8Array | null, Uint8Array | null] = [null, null];
+  const halves: NoncePoints = [null, null];
   for (let half = 0; half < 2; half++) {
     let sum: Uint8Array | null = null;
     let unchecked = false; // `sum` is a nonce's point that no libsecp256k1 call has parsed yet
-    for (const nonce of pubNonces) {
-      const R = nonce.subarray(33 * half, 33 * half + 33);
+    for (let i = 0; i < pubNonces.length; i++) {
+      // a point we computed is valid (infinity is not: a public nonce's half is then its bytes, refused)
+      const ours = known[i]?.[half];
+      const R = ours ?? pubNonces[i]!.subarray(33 * half, 33 * half + 33);
       if (sum === null) {
         sum = R; // infinity + R = R
-        unchecked = true;
+        unchecked = !ours;
       } else {
         sum = ecc.pointAdd(sum, R, false); // parses both: throws on an invalid point; null = infinity
         unchecked = false;
@@ -202,8 +218,7 @@ function nonceSums(pubNonces: readonly Uint8Array[]): Uint8Array | undefined {
     if (sum) out.set(compressed(sum), 33 * half); // infinity stays 33 zero bytes
     halves[half] = sum;
   }
-  aggregatedNonces.set(out, { bytes: out.slice(), halves });
-  return out;
+  return rememberNonce(out, halves);
 }
 
 /** NonceAgg checking each nonce before adding it: blames the first invalid one (BIP-327 order). */
@@ -223,8 +238,11 @@ function nonceAggChecked(pubNonces: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
+/** The public nonce `k1·G ‖ k2·G` (constant-time generator multiplications of the secret scalars). */
 function nonceFromScalars(k1: Uint8Array, k2: Uint8Array): Uint8Array {
-  return concatBytes(ecc.pointFromScalar(k1, true) as Uint8Array, ecc.pointFromScalar(k2, true) as Uint8Array);
+  const R1 = ecc.pointFromScalar(k1, false) as Uint8Array;
+  const R2 = ecc.pointFromScalar(k2, false) as Uint8Array;
+  return rememberNonce(concatBytes(compressed(R1), compressed(R2)), [R1, R2]);
 }
 
 class LibsecpSession implements MusigBackendSession {
@@ -241,9 +259,9 @@ class LibsecpSession implements MusigBackendSession {
     this.aggNonce = Uint8Array.from(aggNonce);
     const Qx = xbytes(this.ctx.Q);
     this.b = hashInt("MuSig/noncecoef", this.aggNonce, Qx, message);
-    const ours = aggregatedNonces.get(aggNonce);
-    if (ours && bytesEqual(ours.bytes, this.aggNonce)) {
-      this.R = addMulComputed(ours.halves[0], ours.halves[1], this.b) ?? G;
+    const ours = computedPoints(aggNonce);
+    if (ours) {
+      this.R = addMulComputed(ours[0], ours[1], this.b) ?? G;
     } else {
       this.R = nonceR(infinityOr(this.aggNonce.subarray(0, 33)), infinityOr(this.aggNonce.subarray(33)), this.b, invalid) ?? G;
     }

@@ -141,6 +141,39 @@ for (const [name, backend] of BACKENDS) {
     });
   });
 
+  describe(`NonceAgg over public nonces NonceGen returned (${name} backend)`, () => {
+    const sk = seed("nonce owner");
+    const pk = ecc.pointFromScalar(sk, true) as Uint8Array;
+    const gen = (label: string): Uint8Array => backend.nonceGen(pk, sk, undefined, undefined, undefined, seed(label)).pubNonce;
+    const hex = (b: Uint8Array): string => Buffer.from(b).toString("hex");
+
+    it("sums them as it sums copies of their bytes", () => {
+      const n1 = gen("r1");
+      const n2 = gen("r2");
+      const n3 = gen("r3");
+      expect(hex(backend.nonceAgg([n1, n2, n3]))).to.equal(hex(backend.nonceAgg([n1, n2, n3].map((n) => Uint8Array.from(n)))));
+      expect(hex(backend.nonceAgg([n1]))).to.equal(hex(n1));
+    });
+
+    it("refuses one whose bytes were changed to an invalid point after NonceGen, blaming it", () => {
+      const n1 = gen("r4");
+      const n2 = gen("r5");
+      n2.set(offCurve(), 0);
+      expectBlame(blamed(() => backend.nonceAgg([n1, n2]), precise), { signer: 1, contribution: "pubnonce" }, precise);
+      const n3 = gen("r6");
+      n3.set(offCurve(), 33);
+      expectBlame(blamed(() => backend.nonceAgg([n3]), precise), { signer: 0, contribution: "pubnonce" }, precise);
+    });
+
+    it("refuses an aggregated nonce with a half at infinity given as a public nonce", () => {
+      const n1 = gen("r7");
+      const minus = Uint8Array.of(...neg(n1.subarray(0, 33)), ...gen("r8").subarray(33));
+      const agg = backend.nonceAgg([n1, minus]);
+      expect(agg.subarray(0, 33).every((b) => b === 0)).to.equal(true);
+      expectBlame(blamed(() => backend.nonceAgg([agg, gen("r9")]), precise), { signer: 0, contribution: "pubnonce" }, precise);
+    });
+  });
+
   describe(`MusigSession.verifyPartialWithOwnAggNonce on the ${name} backend`, () => {
     let previous: CryptoBackendName;
     before(() => {
