@@ -4,7 +4,9 @@
  * mod n) are written here, step for step after the BIP's algorithms; KeyAgg itself is the core's
  * memoised one (`keys.ts`). Checked against every BIP-327 vector and against `musig-scure.ts`.
  *
- * Points travel as 33-byte compressed encodings, `null` being the point at infinity. Secret values
+ * Points travel as 33-byte compressed encodings, `null` being the point at infinity; the nonces
+ * this module computes also keep their points as libsecp256k1 returned them (uncompressed), for
+ * the next step to use without parsing them again (`computedNonces`). Secret values
  * only meet `pointFromScalar` (libsecp256k1's constant-time generator multiplication);
  * `pointMultiply` only sees public scalars (coefficients, challenges).
  *
@@ -319,8 +321,9 @@ class LibsecpSession implements MusigBackendSession {
 
   /**
    * PartialSigVerifyInternal. `pubNonce`'s points are checked by the `addMul` that takes them
-   * (throws on an invalid one); `pk` must be one of the session's keys (so a valid point; the
-   * coefficient lookup refuses any other).
+   * (throws on an invalid one), unless this module computed that nonce (then its points are
+   * taken as computed); `pk` must be one of the session's keys (so a valid point; the coefficient
+   * lookup refuses any other).
    */
   private verifyInternal(psig: Uint8Array, pubNonce: Uint8Array, pk: Uint8Array): boolean {
     if (psig.length !== 32) return false;
@@ -328,7 +331,8 @@ class LibsecpSession implements MusigBackendSession {
     if (s >= N) return false;
     const { ctx, b, e } = this;
     const a = keyAggCoeff(ctx, pk);
-    const ReP = addMul(pubNonce.subarray(0, 33), pubNonce.subarray(33, 66), b);
+    const ours = computedPoints(pubNonce);
+    const ReP = ours ? addMulComputed(ours[0], ours[1], b) : addMul(pubNonce.subarray(0, 33), pubNonce.subarray(33, 66), b);
     const Re = ReP && !hasEvenY(this.R) ? negateCompressed(ReP) : ReP;
     const g = mod((hasEvenY(ctx.Q) ? 1n : N - 1n) * ctx.gacc);
     const right = addMul(Re, pk, mod(e * a * g));

@@ -198,6 +198,15 @@ for (const [name, backend] of BACKENDS) {
         expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, cat(resp.pubNonce.subarray(0, 33), bad))).to.equal(false);
       }
       expect(() => session.verifyPartialWithOwnAggNonce(resp.partialSig, point("nobody"), resp.pubNonce)).to.throw(MusigError);
+      // the nonce array NonceGen returned, changed in place afterwards: its new bytes count
+      const changed = resp.pubNonce;
+      const original = Uint8Array.from(changed);
+      changed.set(userNonce.pubNonce);
+      expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, changed)).to.equal(false);
+      changed.set(offCurve(), 0);
+      expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, changed)).to.equal(false);
+      changed.set(original);
+      expect(session.verifyPartialWithOwnAggNonce(resp.partialSig, serverPk, changed)).to.equal(true);
     });
   });
 }
