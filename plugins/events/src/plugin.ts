@@ -53,6 +53,7 @@ export const eventsPlugin = definePlugin({
     });
     ctx.events.on(WalletUnloaded, async () => {
       await log.idle();
+      log.reset();
       await worker.idle();
     });
 

@@ -73,8 +73,14 @@ describe(`event log (${name})`, () => {
     expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["1"]);
   });
 
-  it("keeps an unsequenced row (a crash before sequencing) and sequences it on the next run", async () => {
-    await db.transaction(() => log.journal({ type: "movement-created", movement: { id: 7 } }));
+  it("keeps an unsequenced row (a crash before sequencing, or a row of an earlier version) and sequences it on the next run", async () => {
+    if (name === "PostgreSQL") {
+      await db.transaction(() => log.journal({ type: "movement-created", movement: { id: 7 } }));
+    } else {
+      const em = db.em();
+      em.create(EventRecord, { cursor: null, type: "movement-created", createdAt: BigInt(clock), payload: JSON.stringify({ type: "movement-created", movement: { id: 7 } }) });
+      await em.flush();
+    }
     expect(await log.read(0n, 10)).to.deep.equal([]);
     const made = await log.sequence();
     expect(made.map((e) => [e.cursor, (e.payload as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["1", 7]]);
@@ -108,6 +114,44 @@ describe(`event log (${name})`, () => {
     await log.idle();
     expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["2", "3"]);
   });
+
+  if (name === "SQLite") {
+    it("gives the cursor in the change's own transaction: visible once it commits, before any sequencing run, with the hooks' writes in that transaction", async () => {
+      const hooked: string[][] = [];
+      log.onSequenced(async (events) => {
+        hooked.push(events.map((e) => e.cursor));
+        if (events.some((e) => (e.payload as unknown as { movement: { intended_balance_sat?: number } }).movement.intended_balance_sat === 13)) throw new Error("hook refused");
+      });
+      const m = await store.create(movement);
+      // no log.idle() nor log.sequence(): the commit of the movement made it visible
+      expect((await log.read(0n, 10)).map((e) => [e.cursor, e.type])).to.deep.equal([["1", "movement-created"]]);
+      await store.update(m.id, { status: "successful" });
+      expect((await log.read(0n, 10)).map((e) => e.cursor)).to.deep.equal(["1", "2"]);
+      expect(hooked).to.deep.equal([["1"], ["2"]]);
+      // a hook that fails takes the change down with it: neither the movement nor its event is there
+      const failed = await store.create({ ...movement, intendedBalanceSat: 13 }).catch((e: Error) => e.message);
+      expect(failed).to.equal("hook refused");
+      expect(await db.em().count(MovementRecord, {})).to.equal(1);
+      expect(await log.latest()).to.equal(2n);
+      await store.create(movement);
+      expect((await log.read(2n, 10)).map((e) => e.cursor)).to.deep.equal(["3"]);
+    });
+
+    it("tells subscribers only of what became visible after the log was first used, in order, after a reset as well", async () => {
+      await store.create(movement);
+      await log.idle();
+      const batches: string[][] = [];
+      log.subscribe((b) => batches.push(b.map((e) => e.cursor)));
+      await store.create(movement);
+      await store.create(movement);
+      await log.idle();
+      expect(batches.flat()).to.deep.equal(["2", "3"]);
+      log.reset();
+      await store.create(movement);
+      await log.idle();
+      expect(batches.flat()).to.deep.equal(["2", "3", "4"]);
+    });
+  }
 
   if (name === "PostgreSQL") {
     it("gives cursors in the order rows became visible, not in the order of their ids (concurrent transactions)", async () => {

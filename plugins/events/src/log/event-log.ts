@@ -13,12 +13,16 @@ export type SequencedHook = (events: LoggedEvent[]) => Promise<void>;
 /**
  * The durable event log of the loaded wallet.
  *
- * Writing: {@link journal} inserts a row without a cursor through `Database.em()`, so inside the
- * transaction that persists a change the row commits or rolls back with it. Sequencing: a single
- * sequencer ({@link sequence}) gives unsequenced committed rows the next cursors, in one
- * transaction, and only then are they visible to readers. Cursors therefore follow the order in which
- * events became visible, even on PostgreSQL where concurrent transactions commit in any order; a
- * reader that saw cursor N never later finds an event below N.
+ * Writing: {@link journal} inserts a row through `Database.em()`, so inside the transaction that
+ * persists a change the row commits or rolls back with it. Cursors follow the order in which
+ * events became visible, so a reader that saw cursor N never later finds an event below N:
+ * - on SQLite one transaction commits at a time (one connection, one writer), so the row gets the
+ *   next cursor right there, and the sequenced hooks (webhook deliveries) run in that same
+ *   transaction: no transaction of its own per change;
+ * - on PostgreSQL, where concurrent transactions commit in any order, the row is written without a
+ *   cursor and a single sequencer ({@link sequence}) gives committed rows the next cursors in one
+ *   transaction; only then are they visible.
+ * Subscribers hear of visible events in cursor order, read back from the log after each commit.
  */
 export class EventLog {
   private readonly listeners = new Set<(events: LoggedEvent[]) => void>();
@@ -30,14 +34,29 @@ export class EventLog {
   private readonly journaled = new WeakSet<object>();
   private woken = false;
   private awaitingCommit = 0;
+  /** The highest cursor subscribers were told of (undefined until the first publication reads it). */
+  private published: bigint | undefined;
 
   constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
 
   /** Records `notification` through the current entity manager (the caller's transaction, if any). */
   async journal(notification: WalletNotification): Promise<void> {
-    const em = this.db.em();
-    em.create(EventRecord, { cursor: null, type: notification.type, createdAt: BigInt(this.now()), payload: JSON.stringify(notification) });
-    await em.flush();
+    const row = { type: notification.type, createdAt: BigInt(this.now()), payload: JSON.stringify(notification) };
+    if (this.db.dialect === "sqlite") {
+      // sequenced in the writing transaction (joined, or its own when there is none)
+      await this.db.transaction(async () => {
+        await this.watermark();
+        const em = this.db.em();
+        const record = em.create(EventRecord, { ...row, cursor: (await this.lastCursor(em)) + 1n });
+        await em.flush();
+        const events = [loggedEvent(record)];
+        for (const hook of this.hooks) await hook(events);
+      });
+    } else {
+      const em = this.db.em();
+      em.create(EventRecord, { ...row, cursor: null });
+      await em.flush();
+    }
     this.journaled.add(notification);
     this.awaitingCommit++;
   }
@@ -102,12 +121,19 @@ export class EventLog {
     return () => this.listeners.delete(listener);
   }
 
-  /** Gives every committed unsequenced row its cursor; returns the events made visible. */
+  /**
+   * Gives every committed unsequenced row its cursor (PostgreSQL's rows; on SQLite only rows an
+   * earlier version left without one), then tells subscribers of every event that became visible
+   * since they last heard, in cursor order. Returns the events it gave cursors to.
+   */
   async sequence(): Promise<LoggedEvent[]> {
     return this.lock.run(async () => {
       const all: LoggedEvent[] = [];
+      if (this.db.isOpen) await this.watermark();
       for (;;) {
         if (!this.db.isOpen) return all;
+        // a plain read first: on SQLite there is nearly never a row to sequence, and no transaction is needed to see that
+        if (!(await this.db.em().findOne(EventRecord, { cursor: null }, { fields: ["id"] }))) break;
         const batch = await this.db.transaction(async () => {
           const em = this.db.em();
           const rows = await em.find(EventRecord, { cursor: null }, { orderBy: { id: "asc" }, limit: SEQUENCE_BATCH });
@@ -119,19 +145,49 @@ export class EventLog {
           for (const hook of this.hooks) await hook(events);
           return events;
         });
-        if (batch.length) {
-          all.push(...batch);
-          for (const l of [...this.listeners]) {
-            try {
-              l(batch);
-            } catch (e) {
-              this.logger.warn(`event log listener failed: ${e instanceof Error ? e.message : String(e)}`);
-            }
-          }
-        }
-        if (batch.length < SEQUENCE_BATCH) return all;
+        all.push(...batch);
+        if (batch.length < SEQUENCE_BATCH) break;
       }
+      await this.publish();
+      return all;
     });
+  }
+
+  /**
+   * Subscribers hear of the events that become visible after this wallet's log is first used in
+   * this process: the newest cursor then is where they start. Read before the first row is
+   * written or sequenced (inside a transaction it sees the rows committed before it).
+   */
+  private async watermark(): Promise<bigint> {
+    if (this.published !== undefined) return this.published;
+    const last = await this.lastCursor(this.db.em());
+    // someone else may have set it meanwhile (and published beyond it): theirs stands
+    this.published ??= last;
+    return this.published;
+  }
+
+  /** Forgets where subscribers are (another wallet's log, or none, comes next). */
+  reset(): void {
+    this.published = undefined;
+  }
+
+  /** Tells subscribers of the events visible beyond the last cursor they heard of, oldest first. */
+  private async publish(): Promise<void> {
+    if (!this.db.isOpen) return;
+    await this.watermark();
+    for (;;) {
+      const batch = await this.read(this.published!, SEQUENCE_BATCH);
+      if (!batch.length) return;
+      this.published = BigInt(batch.at(-1)!.cursor);
+      for (const l of [...this.listeners]) {
+        try {
+          l(batch);
+        } catch (e) {
+          this.logger.warn(`event log listener failed: ${e instanceof Error ? e.message : String(e)}`);
+        }
+      }
+      if (batch.length < SEQUENCE_BATCH) return;
+    }
   }
 
   private async lastCursor(em: EntityManager): Promise<bigint> {
