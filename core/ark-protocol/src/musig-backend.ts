@@ -45,10 +45,11 @@ export interface MusigBackendSession {
    * Sign: the partial signature of `secretKey`'s owner. Reads the secret nonce and overwrites its
    * first 64 bytes with zeros before anything else can fail, so it can never sign twice; checks
    * its own result with PartialSigVerifyInternal.
-   */
-  /**
-   * `ownCheckBy: "aggregate"` leaves out the check of the partial signature against the signer's
-   * own key for a caller that never releases it and verifies the final signature instead.
+   *
+   * `ownCheckBy: "aggregate"` is for a caller that never releases the partial signature and
+   * verifies the final signature instead: it leaves out the check of the partial signature and
+   * the check that `secretKey` is the key the secret nonce was made for (another key gives a final
+   * signature that does not verify, so it never leaves the caller).
    */
   sign(secNonce: Uint8Array, secretKey: Uint8Array, ownCheckBy?: "aggregate"): Uint8Array;
   /** PartialSigVerify of signer `index`; `pubNonces` aligned with the session's keys. */
