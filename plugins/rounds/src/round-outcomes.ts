@@ -23,7 +23,9 @@ export class RoundOutcomes {
       // released whatever the row says: a crash may have left a lock the row does not record yet
       await this.ports.vtxos.release(lockOwner(p.id));
       const failed = await this.store.update(p.id, { status: "failed", error, inputsLocked: false });
-      if (p.movementId !== null) await this.ports.movements.finish(p.movementId, "failed");
+      // the stored row's movement: `p` may have been read before its movement was attached
+      const movementId = stored?.movementId ?? p.movementId;
+      if (movementId !== null) await this.ports.movements.finish(movementId, "failed");
       return failed;
     });
   }

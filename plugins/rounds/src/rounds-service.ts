@@ -22,6 +22,9 @@ import { RoundOutcomes } from "./round-outcomes.js";
 import type { RoundPorts } from "./round-ports.js";
 import { pendingRoundInfo, storedStatus, type PendingRoundInfoJson, type RoundStatusJson } from "./round-status.js";
 
+/** A participation the sync task ended (with its stored error) before the request that made it could submit it. */
+class EndedMeanwhile extends Error {}
+
 /** A refresh ready to be stored: its inputs, its one output (on a fresh key) and its fee. */
 interface PreparedRefresh {
   inputs: string[];
@@ -109,14 +112,21 @@ export class RoundsService {
   async refreshDelegated(ids: readonly string[], height?: number): Promise<PendingRoundInfoJson | undefined> {
     const prepared = await this.prepare(ids, height);
     if (!prepared) return undefined;
-    const created = await this.store.create({
+    // the participation and its movement commit together: the sync task, which takes up every
+    // pending participation, never finds this one without its movement
+    let p = await this.ports.transaction(async () => this.withMovement(await this.store.create({
       kind: "delegated", origin: "explicit", inputs: prepared.inputs, outputs: prepared.outputs, feeSat: prepared.feeSat, inputsLocked: false,
       ...(height !== undefined ? { scheduledHeight: height } : {}),
-    });
-    let p = await this.withMovement(created);
+    })));
     try {
-      p = await this.locks.run(p.id, () => this.delegated.submit(p));
+      // read again under the lock: the sync task may have submitted it (or failed it) meanwhile
+      p = await this.locks.run(p.id, async () => {
+        const now = (await this.store.get(p.id)) ?? p;
+        if (now.status === "failed" || now.status === "canceled") throw new EndedMeanwhile(now.error ?? `round participation ${now.status}`);
+        return now.unlockHash !== null ? now : this.delegated.submit(now);
+      });
     } catch (e) {
+      if (e instanceof EndedMeanwhile) throw withContext(STORE_CONTEXT, new Error(e.message));
       await this.outcomes.fail(p, `error submitting round participation to server: ${errorText(e)}`);
       throw withContext(STORE_CONTEXT, withContext("error submitting round participation to server", e));
     }
