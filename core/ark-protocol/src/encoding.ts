@@ -293,26 +293,26 @@ export class ByteWriter {
    * copy of the bytes). The working buffer goes back to the pool: the writer is done.
    */
   finishKey(): string {
-    if (this.finished) throw new Error("ByteWriter: finish() called twice");
-    this.finished = true;
-    const s = this.s;
-    if (!s) return "";
-    let key = "";
-    for (let i = 0; i < this.len; i += 4096) key += String.fromCharCode.apply(null, s.buf.subarray(i, Math.min(this.len, i + 4096)) as unknown as number[]);
-    this.s = null;
-    giveBackScratch(s);
-    return key;
+    return this.end((bytes) => {
+      let key = "";
+      for (let i = 0; i < bytes.length; i += 4096) key += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+      return key;
+    });
   }
 
   /** A copy of everything written. The working buffer goes back to the pool: the writer is done. */
   finish(): Uint8Array {
+    return this.end((bytes) => bytes.slice());
+  }
+
+  /** Ends the writer: `take` reads what was written (a view into the working buffer), which then goes back to the pool. */
+  private end<T>(take: (bytes: Uint8Array) => T): T {
     if (this.finished) throw new Error("ByteWriter: finish() called twice");
     this.finished = true;
     const s = this.s;
-    if (!s) return new Uint8Array(0);
-    const out = s.buf.slice(0, this.len);
     this.s = null;
-    giveBackScratch(s);
+    const out = take(s ? s.buf.subarray(0, this.len) : new Uint8Array(0));
+    if (s) giveBackScratch(s);
     return out;
   }
 }
