@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeArkAddress, encodeArkAddress } from "@tender/ark-protocol";
+import { Database, silentLogger } from "@tender/core";
 import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, openNotifications, spendable,
@@ -125,6 +126,22 @@ describe("Ark payments between two daemons on the devnet (wallet routes, arkoor 
     expect(back!.subsystem).to.deep.equal({ name: "bark.arkoor", kind: "receive" });
     expect(back!.received_on).to.deep.equal([{ destination: { type: "ark", value: aliceAddress }, amount_sat: 10_000 }]);
   }
+
+  it("an ended payment that was delivered keeps no copy of its signed VTXOs in its action row (ended actions stay in the database)", async () => {
+    // Alice and Bob paid each other in the test before
+    for (const d of [alice, bob]) {
+      const rows = await arkoorSendRows(d);
+      expect(rows.length, "arkoor sends recorded").to.be.greaterThan(0);
+      for (const r of rows) {
+        const state = JSON.parse(r.state) as { delivered: boolean; signed: unknown; movementId: unknown; inputIds: string[] };
+        expect([r.step, state.delivered, state.signed], `action ${r.id}`).to.deep.equal(["done", true, null]);
+        // what an interrupted request's answer is rebuilt from stays
+        expect(state.movementId).to.be.a("number");
+        expect(state.inputIds).to.not.be.empty;
+        expect(r.state.length, "a few hundred bytes, not the ≈ 30 KB of four signed VTXOs").to.be.below(2_000);
+      }
+    }
+  });
 
   it("exports a VTXO and imports it into a fresh wallet of the same seed, twice without harm", async () => {
     const [v] = await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos");
@@ -275,4 +292,15 @@ describe("Ark payments between two daemons on the devnet (wallet routes, arkoor 
 function otherServerAddress(address: string): string {
   const a = decodeArkAddress(address);
   return encodeArkAddress({ ...a, arkId: Uint8Array.from(a.arkId, (b) => b ^ 0xff) });
+}
+
+/** The daemon's arkoor-send action rows, read from its database file beside it (SQLite in WAL mode: a second connection reads while it runs). */
+async function arkoorSendRows(d: Daemon): Promise<{ id: string; step: string; state: string }[]> {
+  const db = new Database({ entities: [], migrations: [] }, silentLogger);
+  await db.open({ dialect: "sqlite", path: join(d.datadir, "db.sqlite") });
+  try {
+    return (await db.em().getConnection().execute("select id, step, state from kernel_action where kind = 'ark.arkoor-send'")) as { id: string; step: string; state: string }[];
+  } finally {
+    await db.close();
+  }
 }

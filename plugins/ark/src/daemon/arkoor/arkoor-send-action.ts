@@ -22,7 +22,10 @@ export interface ArkoorSendState {
   changeKeyIndexes: number[];
   changeAmounts: string[];
   movementId: number | null;
-  /** Every signed output VTXO (hex), once the server cosigned. */
+  /**
+   * Every signed output VTXO (hex), once the server cosigned; `null` again in the ended state of
+   * a delivered payment (its change is in the VTXO store, the rest with the payee).
+   */
   signed: string[] | null;
   delivered: boolean;
   /** The change's ids are in the recovery mailbox (posted while delivering). */
@@ -257,7 +260,11 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
         if (s.movementId !== null) {
           await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: changeIds });
         }
-        return { done: true, state: s };
+        // a delivered payment's ended state keeps no copy of its VTXOs (≈ 30 KB as hex, and ended
+        // actions stay in the database): the change is in the store, the rest with the payee
+        if (!s.delivered) return { done: true, state: s };
+        decoded.forget(s.signed);
+        return { done: true, state: { ...s, signed: null } };
       },
     },
     onEnd: async (id, outcome, s) => {
