@@ -4,26 +4,9 @@ import {
   ALICE_MNEMONIC, BOB_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
   type DevnetWithArk, type Movement, type VtxoInfo,
 } from "./ark-harness.js";
+import { findSamples, parseExposition } from "./prometheus-text.js";
 
-/** One Prometheus sample: name, labels, value. */
-interface Sample { name: string; labels: Record<string, string>; value: number }
-
-/** Parses the Prometheus text exposition (format 0.0.4): comment lines skipped, `name{a="b",…} value`. */
-function parseExposition(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (!line || line.startsWith("#")) continue;
-    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!m) throw new Error(`not an exposition line: ${line}`);
-    const labels: Record<string, string> = {};
-    for (const l of (m[2] ?? "").matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]!] = l[2]!.replace(/\\(.)/g, "$1");
-    samples.push({ name: m[1]!, labels, value: Number(m[3]) });
-  }
-  return samples;
-}
-
-const find = (samples: Sample[], name: string, labels: Record<string, string> = {}) =>
-  samples.filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v));
+const find = findSamples;
 
 describe("health and metrics (/healthz, /readyz, /metrics)", function () {
   this.timeout(180_000);
@@ -59,7 +42,7 @@ describe("health and metrics (/healthz, /readyz, /metrics)", function () {
     for (const secret of [fingerprint, alice.token!, devnet.arkUrl, devnet.esploraUrl]) expect(ready.text).not.to.contain(secret);
   });
 
-  it("/metrics needs the owner token; it counts a payment by rail and outcome, requests by route template, VTXOs by state, chain lag and the Ark connection", async () => {
+  it("/metrics needs the owner token; it counts a payment by rail and outcome, requests by route template, VTXOs by state, chain lag, the Ark connection and the time of each phase of the payment's action", async () => {
     expect((await alice.api("GET", "/metrics", { token: null })).status).to.equal(401);
     const hex = await boardToDaemon(alice, devnet, ALICE_MNEMONIC, 50_000n);
     await ok(alice, "POST", "/api/v1/wallet/import-vtxo", { vtxos: [hex] });
@@ -96,6 +79,11 @@ describe("health and metrics (/healthz, /readyz, /metrics)", function () {
     expect(find(samples, "tender_wallet_state", { state: "unlocked" })[0]!.value).to.equal(1);
     // every unfinished action is counted; after the payment none is left
     expect(find(samples, "tender_action_queue_depth").reduce((a, s) => a + s.value, 0)).to.equal(0);
+    // where the payment's time went, phase by phase: its first commit, each step, each step's commit
+    const phases = find(samples, "tender_action_phase_duration_seconds_count", { kind: "ark.arkoor-send" }).map((s) => `${s.labels.phase}=${s.value}`).sort();
+    expect(phases).to.deep.equal(["begin=1", "cosign=1", "deliver=1", "record:cosign=1", "record:deliver=1"]);
+    const cosignSeconds = find(samples, "tender_action_phase_duration_seconds_sum", { kind: "ark.arkoor-send", phase: "cosign" })[0]!.value;
+    expect(cosignSeconds).to.be.greaterThan(0).and.below(find(samples, "tender_http_request_duration_seconds_sum", { method: "POST", route: "/api/v1/wallet/send" })[0]!.value);
   });
 
   it("with --metrics-public /metrics answers without a token; /readyz still says nothing sensitive", async () => {

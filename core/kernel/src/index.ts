@@ -30,7 +30,7 @@ export { RequestRejection, isJsonContentType, queryBool, u32String, u64String, s
 export { rejectUpgrade, type WebSocketRoute } from "./http/websocket.js";
 export { generateOpenApi } from "./http/openapi.js";
 export * from "./wallet/session.js";
-export { ActionEngine, type ActionDefinition, type ActionStep, type StepOutcome, type ActionStatus } from "./actions/action-engine.js";
+export { ActionEngine, type ActionDefinition, type ActionStep, type StepOutcome, type ActionStatus, type ActionTimingObserver } from "./actions/action-engine.js";
 export * from "./daemon/files.js";
 export { InstanceLock, DatadirLockedError, LOCK_FILE } from "./daemon/instance-lock.js";
 export { TOKEN_FILE, readTokenFile, writeTokenFile, loadOrCreateToken } from "./daemon/token-file.js";
@@ -54,5 +54,5 @@ export { currentPrincipal } from "./access/access-context.js";
 export { API_SCOPES, ApiKeyRevoked, SPEND_RAILS, scopeAllows, type ApiScope, type SpendRail, type SpendingCaps, type RailCap, type ApiKey, type Principal } from "./access/api-key.js";
 export { API_KEY_PREFIX, parseApiKey } from "./access/api-key-secret.js";
 export { WalletLockedError } from "./wallet/wallet-locked.js";
-export { Metrics, withTimeout, type GaugeSample, type CollectedGaugeOptions, type MetricCounter } from "./metrics/metrics.js";
+export { Metrics, withTimeout, type GaugeSample, type CollectedGaugeOptions, type MetricCounter, type MetricHistogram } from "./metrics/metrics.js";
 export { Readiness, type CheckResult, type ReadinessCheck, type ReadinessReport } from "./health/readiness.js";

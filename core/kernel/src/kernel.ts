@@ -140,6 +140,12 @@ export class Kernel {
     this.entities.push(ActionRecord);
     this.migrations.push(actionMigration, actionIdWidthMigration);
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
+    const phases = this.metrics.histogram(
+      "tender_action_phase_duration_seconds",
+      "Time of each phase of the daemon's persisted actions (payments, boards, …), by action kind and phase: begin (the new action's first commit), a step's run (server calls included), record:<step> (its outcome's commit)",
+      ["kind", "phase"],
+    );
+    this.actions.observeTimings((kind, phase, seconds) => phases.observe({ kind, phase }, seconds));
     this.container.registerInstance(ActionEngine, this.actions);
     this.entities.push(IdempotencyRecord, IdempotencyLink);
     this.migrations.push(idempotencyMigration);

@@ -45,6 +45,28 @@ describe("action engine (crash-safe multi-step actions)", () => {
     await db.close();
   });
 
+  it("tells timing observers how long each phase took: begin, each step's run, and each outcome's recording (local steps inside it)", async () => {
+    const db = await open();
+    const engine = new ActionEngine(db, silentLogger);
+    const heard: [string, string, number][] = [];
+    engine.observeTimings((kind, phase, seconds) => heard.push([kind, phase, seconds]));
+    engine.define({
+      kind: "test.timed",
+      firstStep: "prepare",
+      localSteps: ["prepare", "settle"],
+      steps: {
+        prepare: async (s) => ({ next: "call", state: s }),
+        call: async (s) => { await new Promise((r) => setTimeout(r, 30)); return { next: "settle", state: s }; },
+        settle: async (s) => ({ done: true, state: s }),
+      },
+    });
+    await engine.start("test.timed", {}, "t1");
+    expect(heard.map(([kind, phase]) => `${kind} ${phase}`)).to.deep.equal(["test.timed begin", "test.timed call", "test.timed record:call"]);
+    expect(heard[1]![2], "the step's own run, in seconds").to.be.within(0.025, 5);
+    for (const [, , seconds] of heard) expect(seconds).to.be.at.least(0);
+    await db.close();
+  });
+
   it("resumes an interrupted action after a restart from its last saved step, never re-running finished steps", async () => {
     let db = await open();
     const log: string[] = [];

@@ -39,6 +39,14 @@ export interface ActionDefinition<S> {
   localSteps?: readonly string[];
 }
 
+/**
+ * Hears how long each phase of an action took, in seconds: `begin` (the new row and its leading
+ * local steps, one transaction), a step's name (its run, the calls to the outside world
+ * included), `record:<step>` (recording that step's outcome, with the local steps it leads to,
+ * in one transaction: the commit included).
+ */
+export type ActionTimingObserver = (kind: string, phase: string, seconds: number) => void;
+
 /** A snapshot of an action, for callers and tests. */
 export interface ActionStatus<S = unknown> {
   id: string;
@@ -60,6 +68,7 @@ export class ActionEngine {
   private readonly persistListeners: ((id: string, kind: string) => Promise<void>)[] = [];
   /** The rows a running action reads and writes at every step, in plain SQL (no unit of work on the hot path). */
   private readonly rows: LeanSql;
+  private readonly timingObservers: ActionTimingObserver[] = [];
 
   constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {
     this.rows = new LeanSql(db, "kernel_action");
@@ -68,6 +77,23 @@ export class ActionEngine {
   define<S>(def: ActionDefinition<S>): void {
     if (this.defs.has(def.kind)) throw new Error(`action kind ${def.kind} is already defined`);
     this.defs.set(def.kind, def);
+  }
+
+  /** Hears the duration of every phase of every action (see {@link ActionTimingObserver}); for metrics. */
+  observeTimings(fn: ActionTimingObserver): void {
+    this.timingObservers.push(fn);
+  }
+
+  private timed(kind: string, phase: string, since: number): void {
+    if (this.timingObservers.length === 0) return;
+    const seconds = (performance.now() - since) / 1000;
+    for (const fn of this.timingObservers) {
+      try {
+        fn(kind, phase, seconds);
+      } catch (e) {
+        this.logger.warn(`an action timing observer failed: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
   }
 
   /** Runs `fn` in the transaction that stores each new action (e.g. to link it to the request that started it). */
@@ -92,6 +118,7 @@ export class ActionEngine {
     const def = this.def(kind);
     let r = await this.read(id);
     if (!r) {
+      const since = performance.now();
       // The new row and the leading local steps commit together: those steps only write the
       // wallet database, so a crash before this commit leaves no trace of the action at all
       // (nothing was asked of the outside world yet), and one commit is saved.
@@ -106,6 +133,7 @@ export class ActionEngine {
         if (!this.isLocal(def, row.step)) return row;
         return (await this.record(id, def, { next: row.step, state })).row;
       });
+      this.timed(kind, "begin", since);
       return toStatus<S>(r);
     }
     if (this.isLocal(def, r.step) && !this.running.has(id)) r = (await this.record(id, def, { next: r.step, state: JSON.parse(r.state) as S })).row;
@@ -162,14 +190,19 @@ export class ActionEngine {
       if (r.step === "done" || r.step === "failed") return toStatus(r);
       const def = this.def(r.kind);
       let outcome: StepOutcome<unknown>;
+      const ran = r.step;
       if (this.isLocal(def, r.step)) {
         outcome = { next: r.step, state: JSON.parse(r.state) };
       } else {
         const step = def.steps[r.step];
         if (!step) throw new Error(`action ${r.kind} has no step ${r.step}`);
+        const since = performance.now();
         outcome = await step(JSON.parse(r.state), { id });
+        this.timed(def.kind, ran, since);
       }
+      const since = performance.now();
       const recorded = await this.record(id, def, outcome);
+      this.timed(def.kind, `record:${ran}`, since);
       r = recorded.row;
       if (recorded.waiting) return toStatus(r);
     }

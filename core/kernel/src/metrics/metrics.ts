@@ -23,6 +23,14 @@ export interface MetricCounter {
   inc(labels?: Record<string, string>, by?: number): void;
 }
 
+/** A histogram of durations in seconds. */
+export interface MetricHistogram {
+  observe(labels: Record<string, string>, seconds: number): void;
+}
+
+/** Default buckets of {@link Metrics.histogram}, in seconds. */
+const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
 /** How long one gauge may take to read before the scrape goes on without it. */
 const COLLECT_TIMEOUT_MS = 3_000;
 
@@ -60,6 +68,12 @@ export class Metrics {
   counter(name: string, help: string, labelNames: readonly string[] = []): MetricCounter {
     const c = new Counter({ name, help, labelNames: [...labelNames], registers: [this.registry] });
     return { inc: (labels, by = 1) => (labels ? c.inc(labels, by) : c.inc(by)) };
+  }
+
+  /** A histogram of durations (`name` ends in `_seconds`), with buckets from 1 ms to 30 s unless given. */
+  histogram(name: string, help: string, labelNames: readonly string[] = [], buckets: readonly number[] = DURATION_BUCKETS): MetricHistogram {
+    const h = new Histogram({ name, help, labelNames: [...labelNames], buckets: [...buckets], registers: [this.registry] });
+    return { observe: (labels, seconds) => h.observe(labels, seconds) };
   }
 
   /** A gauge read at each scrape. */

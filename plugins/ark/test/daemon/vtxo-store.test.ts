@@ -105,6 +105,18 @@ for (const [dialect, open] of dialects) describe(`VTXO store (states, locks, bal
     expect(toHex(encodeVtxo(got[2]!.stored.vtxo))).to.equal(toHex(encodeVtxo(a)));
   });
 
+  it("adds a VTXO already backed up (chain registered, id posted) with its flag set, and sets the flag on one stored before", async () => {
+    const [a, b, c] = [boardOf(1_000n), boardOf(2_000n), boardOf(3_000n)];
+    expect(await store.add(a, "spendable", null, { recoveryRegistered: true })).to.equal(true);
+    expect(await store.add(b)).to.equal(true);
+    // stored before without the flag: adding it again flagged keeps the row and sets the flag
+    expect(await store.add(b, "spendable", null, { recoveryRegistered: true })).to.equal(false);
+    await store.add(c, "spendable", null, { recoveryRegistered: false });
+    const got = await store.getMany([a, b, c].map(vtxoIdString));
+    expect(got.map((g) => g?.recoveryRegistered)).to.deep.equal([true, true, false]);
+    expect((await store.notRecoveryRegistered()).map((v) => v.id)).to.deep.equal([vtxoIdString(c)]);
+  });
+
   it("a fresh store on the same database decodes what another stored; amounts beyond 32 bits and timestamps come back exact", async () => {
     const v = boardOf(2_100_000_000_000_000n);
     await store.add(v, "locked", "action-with-a-long-id-" + "x".repeat(100));

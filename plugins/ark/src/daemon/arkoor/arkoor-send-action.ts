@@ -253,10 +253,9 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
         const w = stores;
         const { change } = splitSigned(s, await rail(), decoded);
         const changeIds = change.map(vtxoIdString);
-        for (const v of change) await w.vtxos.add(v, "spendable");
-        await w.vtxos.markSpent(s.inputIds);
         // the outputs' chains were registered and the change's ids posted in the deliver step
-        if (s.recoveryPosted === true) await w.vtxos.markRecoveryRegistered(changeIds);
+        for (const v of change) await w.vtxos.add(v, "spendable", null, { recoveryRegistered: s.recoveryPosted === true });
+        await w.vtxos.markSpent(s.inputIds);
         if (s.movementId !== null) {
           await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: changeIds });
         }

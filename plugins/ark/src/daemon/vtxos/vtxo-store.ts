@@ -107,17 +107,21 @@ export class VtxoStore {
   /**
    * Stores `vtxo` with `state` unless a VTXO with its id is already stored (then the stored one
    * is kept: adding is idempotent). Returns whether it was new. A `locked` VTXO names the action
-   * holding it in `lockedBy` (e.g. a board waiting for confirmations).
+   * holding it in `lockedBy` (e.g. a board waiting for confirmations). `recoveryRegistered`: its
+   * chain is registered and its id posted already (see {@link markRecoveryRegistered}), recorded
+   * with the row (or on the stored one).
    */
-  async add(vtxo: Vtxo, state: VtxoState = "spendable", lockedBy: string | null = null): Promise<boolean> {
+  async add(vtxo: Vtxo, state: VtxoState = "spendable", lockedBy: string | null = null, opts: { recoveryRegistered?: boolean } = {}): Promise<boolean> {
     const id = vtxoIdString(vtxo);
     const t = this.now();
+    const registered = opts.recoveryRegistered === true;
     const added = await this.sql.run(
       "insert into {t} (id, encoded, amount_sat, expiry_height, state, locked_by, created_at_ms, updated_at_ms, recovery_registered) " +
-        "values (?, ?, ?, ?, ?, ?, ?, ?, false) on conflict (id) do nothing",
-      [id, toHex(encodeVtxo(vtxo)), vtxo.amount, vtxo.expiryHeight, state, state === "locked" ? lockedBy : null, t, t],
+        "values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing",
+      [id, toHex(encodeVtxo(vtxo)), vtxo.amount, vtxo.expiryHeight, state, state === "locked" ? lockedBy : null, t, t, registered],
     );
     if (added > 0) this.remember(id, vtxo, state);
+    else if (registered) await this.markRecoveryRegistered([id]);
     return added > 0;
   }
 

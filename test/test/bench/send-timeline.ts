@@ -1,0 +1,68 @@
+/**
+ * Where the wall time of a sequential arkoor send goes, phase by phase: the sender's action
+ * phases from its `/metrics` (`tender_action_phase_duration_seconds`: the first commit, each
+ * step with its server calls, each step's commit), the route's own time
+ * (`tender_http_request_duration_seconds`), and inside the cosign step the reference server's
+ * stages (`ArkoorService.timings`). Read before and after a phase of the bench; the difference
+ * divided by the sends gives mean ms per send.
+ */
+import type { Daemon } from "../../src/daemon-process.js";
+import type { DevnetWithArk } from "../ark-harness.js";
+import { findSamples, parseExposition } from "../prometheus-text.js";
+
+const KIND = "ark.arkoor-send";
+const ROUTE = { method: "POST", route: "/api/v1/wallet/send" };
+
+/** One reading of the counters the timeline is made of. */
+export interface TimelineReading {
+  /** Per phase of the send action: seconds summed, and how many. */
+  readonly phases: Map<string, { sum: number; count: number }>;
+  readonly route: { sum: number; count: number };
+  readonly server: { requests: number; checksMs: number; spendCheckMs: number; commitMs: number; signWaitMs: number };
+}
+
+/** Reads the sender's metrics and the server's cosign stage times now. */
+export async function readTimeline(sender: Daemon, devnet: DevnetWithArk): Promise<TimelineReading> {
+  const res = await sender.api("GET", "/metrics");
+  if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
+  const samples = parseExposition(res.text);
+  const phases = new Map<string, { sum: number; count: number }>();
+  for (const s of findSamples(samples, "tender_action_phase_duration_seconds_sum", { kind: KIND })) {
+    const count = findSamples(samples, "tender_action_phase_duration_seconds_count", { kind: KIND, phase: s.labels.phase! })[0]?.value ?? 0;
+    phases.set(s.labels.phase!, { sum: s.value, count });
+  }
+  const route = {
+    sum: findSamples(samples, "tender_http_request_duration_seconds_sum", ROUTE)[0]?.value ?? 0,
+    count: findSamples(samples, "tender_http_request_duration_seconds_count", ROUTE)[0]?.value ?? 0,
+  };
+  const t = devnet.ark.server.arkoor.timings;
+  return { phases, route, server: { requests: t.requests, checksMs: t.checksMs, spendCheckMs: t.spendCheckMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs } };
+}
+
+/** The order phases are shown in; others (resumed or retried steps) follow. */
+const ORDER = ["begin", "cosign", "record:cosign", "deliver", "record:deliver"];
+
+const LABELS: Record<string, string> = {
+  begin: "selection, lock, movement and their commit",
+  cosign: "cosign step",
+  "record:cosign": "commit of the signed VTXOs",
+  deliver: "deliver step (outputs' registration, payee's mailbox, recovery post)",
+  "record:deliver": "end commit (change stored, inputs spent, movement settled)",
+};
+
+/** Mean ms per send between two readings, as one line; `clientMs` is the mean the client measured. */
+export function timelineNote(before: TimelineReading, after: TimelineReading, sends: number, clientMs: number): string {
+  const ms = (sum: number) => ((sum * 1000) / sends).toFixed(1);
+  const names = [...ORDER.filter((p) => after.phases.has(p)), ...[...after.phases.keys()].filter((p) => !ORDER.includes(p)).sort()];
+  const serverRequests = after.server.requests - before.server.requests;
+  const perRequest = (k: keyof TimelineReading["server"]) => ((after.server[k] - before.server[k]) / Math.max(1, serverRequests)).toFixed(1);
+  const parts = names.map((p) => {
+    const sum = (after.phases.get(p)?.sum ?? 0) - (before.phases.get(p)?.sum ?? 0);
+    const inside = p === "cosign"
+      ? ` (server: checks ${perRequest("checksMs")}, spend commit ${perRequest("commitMs")}, signatures after it ${perRequest("signWaitMs")}; the rest is the sender's package, nonces and signatures, and gRPC)`
+      : "";
+    return `${LABELS[p] ?? p} ${ms(sum)}${inside}`;
+  });
+  const route = ms(after.route.sum - before.route.sum);
+  return `mean ms per send: ${parts.join(" · ")}; the route in all ${route}, the client's round trip ${clientMs.toFixed(1)}`;
+}
