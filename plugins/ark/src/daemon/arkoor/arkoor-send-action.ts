@@ -207,16 +207,16 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
       }
       return { delivered: false, rejected, lastError };
     };
-    // registering the outputs, the payee's delivery (the server takes it for an output it cosigned)
-    // and the change's recovery backup (best effort) are independent: all at once; each is
-    // idempotent, so a retry of the step repeats them without harm
-    const registering = w.server.registerVtxoTransactions((s.signed ?? []).map(fromHex)).then(() => undefined, (e: unknown) => e ?? new Error("registration failed"));
+    // the payee's delivery (the server takes it for an output it cosigned), the change's recovery
+    // backup (best effort) and registering the outputs are independent: all at once; each is
+    // idempotent, so a retry of the step repeats them without harm. Asked in that order: the
+    // server takes requests in turn, and checking the outputs' chains is the long one, so the two
+    // short ones are written in the same commit rather than in one after it.
     faultPoint("ark-send:deliver");
-    const [registerError, { delivered, rejected, lastError }, backedUp] = await Promise.all([
-      registering,
-      post(),
-      s.recoveryPosted === true ? Promise.resolve(true) : backUpVtxoIds(w, change.map(vtxoIdString)),
-    ]);
+    const posting = post();
+    const backingUp = s.recoveryPosted === true ? Promise.resolve(true) : backUpVtxoIds(w, change.map(vtxoIdString));
+    const registering = w.server.registerVtxoTransactions((s.signed ?? []).map(fromHex)).then(() => undefined, (e: unknown) => e ?? new Error("registration failed"));
+    const [registerError, { delivered, rejected, lastError }, backedUp] = await Promise.all([registering, posting, backingUp]);
     if (registerError !== undefined) {
       if (isNotReady(registerError)) throw registerError;
       return retryLater({ ...s, recoveryPosted: backedUp }, registerError);
