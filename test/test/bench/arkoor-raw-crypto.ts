@@ -8,7 +8,7 @@
  */
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorPubNonces, arkoorServerCosign, arkoorUserFinish, arkoorUserNonces,
-  buildArkoorPackage, forgetExitChainSteps, forgetSchnorrVerifications, pubkeyFromSecret, signAttestation, toHex, validateVtxo, verifyAttestation, type Transaction, type Vtxo,
+  buildArkoorPackage, DEFAULT_CHANGE_SPLIT_FACTOR, forgetExitChainSteps, splitChange, forgetSchnorrVerifications, pubkeyFromSecret, signAttestation, toHex, validateVtxo, verifyAttestation, type Transaction, type Vtxo,
 } from "@tender/ark-protocol";
 import { randomBytes } from "node:crypto";
 
@@ -29,17 +29,21 @@ export interface RawCryptoCost { senderAndServerMs: number; receiverValidationMs
 
 /**
  * `spent` is a VTXO like the one a payment spends (its chain shape is kept, its keys replaced by
- * fresh ones this process holds); `received` a VTXO as the payee got it, with its chain anchor.
+ * fresh ones this process holds); `received` a VTXO as the payee got it, with its chain anchor;
+ * the change is split in `changeSplitFactor` pieces when it is larger than the payment, as the
+ * daemon does.
  */
-export function arkoorRawCryptoCost(spent: Vtxo, received: Vtxo, anchor: Transaction, amount: bigint, rounds = 40): RawCryptoCost {
+export function arkoorRawCryptoCost(spent: Vtxo, received: Vtxo, anchor: Transaction, amount: bigint, rounds = 40, changeSplitFactor = DEFAULT_CHANGE_SPLIT_FACTOR): RawCryptoCost {
   const [userSk, serverSk, payeeSk] = [0, 1, 2].map(() => new Uint8Array(randomBytes(32)));
   const [userPk, serverPk, payeePk] = [userSk!, serverSk!, payeeSk!].map(pubkeyFromSecret);
   const input: Vtxo = { ...spent, serverPubkey: serverPk!, policy: { type: "pubkey", userPubkey: userPk! } };
   const secrets = new Map([[toHex(userPk!), userSk!]]);
   const keyFor = (pk: Uint8Array): Uint8Array => secrets.get(toHex(pk))!;
+  // the payment's own package: the payee's output and the change split as the daemon splits it
+  // (its default `change_vtxo_split_factor`), so as many signatures as a payment of the bench needs
   const outputs = [
     { amount, policy: { type: "pubkey" as const, userPubkey: payeePk! } },
-    { amount: input.amount - amount, policy: { type: "pubkey" as const, userPubkey: userPk! } },
+    ...splitChange(input.amount - amount, amount, changeSplitFactor).map((piece) => ({ amount: piece, policy: { type: "pubkey" as const, userPubkey: userPk! } })),
   ];
   let signatures = 0;
   const payment = (): number => {
