@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { checkAgainstBarkd } from "./barkd-schemas.js";
+import type { DatabaseLocation } from "@tender/core";
 
 /** The repository root (this file is test/dist/src/daemon-process.js). */
 export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..");
@@ -28,13 +29,23 @@ export function runTenderd(args: string[], env: NodeJS.ProcessEnv = {}, timeoutM
   });
 }
 
+/**
+ * Where a daemon started by this module keeps its wallet database: the end-to-end suite runs on
+ * PostgreSQL too when CI provides it (`TENDER_TEST_PG_URL`), one schema per daemon named after
+ * its datadir (so a restarted daemon finds its data again); else SQLite in the datadir.
+ */
+export function daemonDatabase(datadir?: string): DatabaseLocation {
+  const url = process.env.TENDER_TEST_PG_URL;
+  if (url && process.env.TENDER_E2E_PG !== "0") return { dialect: "postgresql", url, schema: `e2e_${(datadir ?? "none").replace(/[^A-Za-z0-9]/g, "_").slice(-40)}` };
+  return { dialect: "sqlite", path: join(datadir ?? ".", "db.sqlite") };
+}
+
 function baseEnv(datadir?: string): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: process.env.HOME, TZ: process.env.TZ };
-  if (process.env.TENDER_TEST_PG_URL && process.env.TENDER_E2E_PG !== "0") {
-    // The end-to-end suite runs on PostgreSQL too when CI provides it, one schema per daemon.
-    env.TENDER_DATABASE_URL = process.env.TENDER_TEST_PG_URL;
-    // The schema follows the datadir, so a restarted daemon finds its data again.
-    env.TENDER_DATABASE_SCHEMA = `e2e_${(datadir ?? "none").replace(/[^A-Za-z0-9]/g, "_").slice(-40)}`;
+  const db = daemonDatabase(datadir);
+  if (db.dialect === "postgresql") {
+    env.TENDER_DATABASE_URL = db.url;
+    env.TENDER_DATABASE_SCHEMA = db.schema;
   }
   return env;
 }

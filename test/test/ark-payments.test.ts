@@ -2,8 +2,8 @@ import { expect } from "chai";
 import { appendFileSync } from "node:fs";
 import { join } from "node:path";
 import { decodeArkAddress, encodeArkAddress } from "@tender/ark-protocol";
-import { Database, silentLogger } from "@tender/core";
-import { cleanup, startDaemon, type Daemon } from "../src/daemon-process.js";
+import { Database, LeanSql, silentLogger } from "@tender/core";
+import { cleanup, daemonDatabase, startDaemon, type Daemon } from "../src/daemon-process.js";
 import {
   ALICE_MNEMONIC, BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, openNotifications, spendable,
   startArkDevnet, until, type Balance, type DevnetWithArk, type Movement, type VtxoInfo,
@@ -294,12 +294,12 @@ function otherServerAddress(address: string): string {
   return encodeArkAddress({ ...a, arkId: Uint8Array.from(a.arkId, (b) => b ^ 0xff) });
 }
 
-/** The daemon's arkoor-send action rows, read from its database file beside it (SQLite in WAL mode: a second connection reads while it runs). */
+/** The daemon's arkoor-send action rows, read from its wallet database (SQLite in WAL mode or a PostgreSQL schema: a second connection reads while it runs). */
 async function arkoorSendRows(d: Daemon): Promise<{ id: string; step: string; state: string }[]> {
   const db = new Database({ entities: [], migrations: [] }, silentLogger);
-  await db.open({ dialect: "sqlite", path: join(d.datadir, "db.sqlite") });
+  await db.open(daemonDatabase(d.datadir));
   try {
-    return (await db.em().getConnection().execute("select id, step, state from kernel_action where kind = 'ark.arkoor-send'")) as { id: string; step: string; state: string }[];
+    return await new LeanSql(db, "kernel_action").all<{ id: string; step: string; state: string }>("select id, step, state from {t} where kind = ?", ["ark.arkoor-send"]);
   } finally {
     await db.close();
   }
