@@ -211,7 +211,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
     // backup (best effort) and registering the outputs are independent: all at once; each is
     // idempotent, so a retry of the step repeats them without harm. Asked in that order: the
     // server takes requests in turn, and checking the outputs' chains is the long one, so the two
-    // short ones are written in the same commit rather than in one after it.
+    // short ones commit without waiting for it.
     faultPoint("ark-send:deliver");
     const posting = post();
     const backingUp = s.recoveryPosted === true ? Promise.resolve(true) : backUpVtxoIds(w, change.map(vtxoIdString));
