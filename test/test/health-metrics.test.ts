@@ -4,9 +4,7 @@ import {
   ALICE_MNEMONIC, BOB_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
   type DevnetWithArk, type Movement, type VtxoInfo,
 } from "./ark-harness.js";
-import { findSamples, parseExposition } from "./prometheus-text.js";
-
-const find = findSamples;
+import { findSamples as find, parseExposition } from "./prometheus-text.js";
 
 describe("health and metrics (/healthz, /readyz, /metrics)", function () {
   this.timeout(180_000);

@@ -15,10 +15,11 @@ const ROUTE = { method: "POST", route: "/api/v1/wallet/send" };
 
 /** One reading of the counters the timeline is made of. */
 export interface TimelineReading {
-  /** Per phase of the send action: seconds summed, and how many. */
-  readonly phases: Map<string, { sum: number; count: number }>;
-  readonly route: { sum: number; count: number };
-  readonly server: { requests: number; checksMs: number; spendCheckMs: number; commitMs: number; signWaitMs: number };
+  /** Per phase of the send action: seconds summed. */
+  readonly phases: Map<string, number>;
+  /** Seconds summed over the route's answers. */
+  readonly route: number;
+  readonly server: { requests: number; checksMs: number; commitMs: number; signWaitMs: number };
 }
 
 /** Reads the sender's metrics and the server's cosign stage times now. */
@@ -26,17 +27,10 @@ export async function readTimeline(sender: Daemon, devnet: DevnetWithArk): Promi
   const res = await sender.api("GET", "/metrics");
   if (res.status !== 200) throw new Error(`/metrics answered ${res.status}`);
   const samples = parseExposition(res.text);
-  const phases = new Map<string, { sum: number; count: number }>();
-  for (const s of findSamples(samples, "tender_action_phase_duration_seconds_sum", { kind: KIND })) {
-    const count = findSamples(samples, "tender_action_phase_duration_seconds_count", { kind: KIND, phase: s.labels.phase! })[0]?.value ?? 0;
-    phases.set(s.labels.phase!, { sum: s.value, count });
-  }
-  const route = {
-    sum: findSamples(samples, "tender_http_request_duration_seconds_sum", ROUTE)[0]?.value ?? 0,
-    count: findSamples(samples, "tender_http_request_duration_seconds_count", ROUTE)[0]?.value ?? 0,
-  };
+  const phases = new Map(findSamples(samples, "tender_action_phase_duration_seconds_sum", { kind: KIND }).map((s) => [s.labels.phase!, s.value]));
+  const route = findSamples(samples, "tender_http_request_duration_seconds_sum", ROUTE)[0]?.value ?? 0;
   const t = devnet.ark.server.arkoor.timings;
-  return { phases, route, server: { requests: t.requests, checksMs: t.checksMs, spendCheckMs: t.spendCheckMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs } };
+  return { phases, route, server: { requests: t.requests, checksMs: t.checksMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs } };
 }
 
 /** The order phases are shown in; others (resumed or retried steps) follow. */
@@ -46,7 +40,7 @@ const LABELS: Record<string, string> = {
   begin: "selection, lock, movement and their commit",
   cosign: "cosign step",
   "record:cosign": "commit of the signed VTXOs",
-  deliver: "deliver step (outputs' registration, payee's mailbox, recovery post)",
+  deliver: "deliver step (payee's mailbox, recovery post, outputs' registration)",
   "record:deliver": "end commit (change stored, inputs spent, movement settled)",
 };
 
@@ -57,12 +51,12 @@ export function timelineNote(before: TimelineReading, after: TimelineReading, se
   const serverRequests = after.server.requests - before.server.requests;
   const perRequest = (k: keyof TimelineReading["server"]) => ((after.server[k] - before.server[k]) / Math.max(1, serverRequests)).toFixed(1);
   const parts = names.map((p) => {
-    const sum = (after.phases.get(p)?.sum ?? 0) - (before.phases.get(p)?.sum ?? 0);
+    const sum = (after.phases.get(p) ?? 0) - (before.phases.get(p) ?? 0);
     const inside = p === "cosign"
       ? ` (server: checks ${perRequest("checksMs")}, spend commit ${perRequest("commitMs")}, signatures after it ${perRequest("signWaitMs")}; the rest is the sender's package, nonces and signatures, and gRPC)`
       : "";
     return `${LABELS[p] ?? p} ${ms(sum)}${inside}`;
   });
-  const route = ms(after.route.sum - before.route.sum);
+  const route = ms(after.route - before.route);
   return `mean ms per send: ${parts.join(" · ")}; the route in all ${route}, the client's round trip ${clientMs.toFixed(1)}`;
 }
