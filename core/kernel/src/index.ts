@@ -20,6 +20,7 @@ export * from "./events/event-bus.js";
 export * from "./scheduler/scheduler.js";
 export * from "./persistence/migration.js";
 export { Database, type DatabaseLocation, type DatabaseModel } from "./persistence/database.js";
+export { DatabaseClosedError } from "./persistence/pool-close-guard.js";
 export { LeanSql, sqlBool } from "./persistence/lean-sql.js";
 export * from "./http/errors.js";
 export * from "./http/route.js";

@@ -111,6 +111,8 @@ export class Kernel {
     this.scheduler = new Scheduler(opts.logger.child("scheduler"));
     this.walletScope = new WalletScope(opts.logger.child("wallet-scope"));
     this.wallet = new WalletSession(this.events, this.walletScope);
+    // a task's run under way when the wallet unloads (delete, lock, stop) ends before its database closes
+    this.wallet.addUnloadBarrier(() => this.scheduler.interrupt());
     const c = this.container;
     c.registerInstance(DaemonConfigToken, opts.config);
     c.registerInstance(LoggerToken, opts.logger);

@@ -101,6 +101,37 @@ function persistenceSuite(backend: string, location: () => DatabaseLocation | un
       await db.close();
     });
 
+    it("closes while queries are still taking connections: the close ends, and every query is answered or refused", async () => {
+      // The wallet's delete closed the database while a background task's query was taking a
+      // connection: the pool handed that query a client after the close began, the client was never
+      // given back, and the close waited for it forever (the daemon hung on PostgreSQL).
+      const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
+      // on PostgreSQL a query the close overtook is refused as such; SQLite answers at once or fails on the closed file
+      const refusal = loc.dialect === "postgresql" ? "database is closed" : "";
+      const outcomes = new Set<string>();
+      // the close begins at different moments of the queries' way to a connection
+      for (const delayMs of [0, 0.5, 1, 2, 3, 5, 8]) {
+        await db.open(loc);
+        const queries = Array.from({ length: 30 }, () => db.em()).map((em) =>
+          em.count(Note, {}).then(() => "answered", (e: unknown) => (String(e).includes(refusal) ? "refused" : String(e))));
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+        const ended = Promise.all([db.close(), ...queries]);
+        let timer: NodeJS.Timeout | undefined;
+        const hung = new Promise<"hung">((resolve) => { timer = setTimeout(() => resolve("hung"), 10_000); });
+        const outcome = await Promise.race([ended, hung]).finally(() => clearTimeout(timer));
+        expect(outcome, `the close ${delayMs} ms after the queries, and the queries, ended`).to.not.equal("hung");
+        for (const a of (outcome as string[]).slice(1)) {
+          expect(a, `a query ${delayMs} ms before the close`).to.be.oneOf(["answered", "refused"]);
+          outcomes.add(a);
+        }
+      }
+      expect([...outcomes], "some queries ran before the close").to.include("answered");
+      // and it opens again afterwards
+      await db.open(loc);
+      expect(await db.em().count(Note, {})).to.be.a("number");
+      await db.close();
+    });
+
     it("runs after-commit work once the outermost transaction commits, at once outside one, never after a rollback", async () => {
       const db = new Database({ entities: [Note], migrations: [createNotes] }, silentLogger);
       await db.open(loc);

@@ -44,6 +44,30 @@ describe("scheduler", () => {
     expect(ended).to.equal(true);
   });
 
+  it("interrupt aborts the signal of the runs under way and waits for them; the tasks keep their schedule", async () => {
+    const logged: string[] = [];
+    const s = new Scheduler({ ...silentLogger, warn: (m: string) => { logged.push(m); } } as typeof silentLogger);
+    let ended = 0;
+    let idleRuns = 0;
+    s.add({
+      name: "long", intervalMs: 5,
+      run: (signal) => new Promise<void>((_, reject) => {
+        signal.addEventListener("abort", () => setTimeout(() => { ended++; reject(new Error("aborted")); }, 20));
+      }),
+    });
+    s.add({ name: "idle", intervalMs: 1000, initialDelayMs: 1000, run: () => { idleRuns++; } });
+    s.start();
+    await sleep(10);
+    await s.interrupt();
+    expect(ended, "the run under way ended before interrupt answered").to.equal(1);
+    expect(idleRuns, "a task not running is not run").to.equal(0);
+    expect(logged, "a run failing after its abort is not reported").to.deep.equal([]);
+    await sleep(30);
+    expect(s.stats("long")!.runs, "the task ran again on its schedule").to.equal(2);
+    await s.stop();
+    expect(ended).to.equal(2);
+  });
+
   it("never overlaps runs of the same task", async () => {
     const s = new Scheduler(silentLogger);
     let active = 0;

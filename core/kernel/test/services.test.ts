@@ -143,6 +143,45 @@ describe("kernel: services in register()", () => {
     expect([greeted, now]).to.deep.equal(["hello", 42]);
   });
 
+  it("unloading the wallet aborts a scheduled task's run under way and waits for it before the wallet's services go", async () => {
+    // the wallet's delete closed its database while a task's query was under way (it hung on PostgreSQL)
+    const log: string[] = [];
+    let kernel!: Kernel;
+    kernel = new Kernel({
+      config: config(), logger: quiet, authToken: undefined,
+      plugins: [plugin("tasks", {
+        provides: [Counter],
+        register(ctx) {
+          ctx.provideForWallet(Counter, { create: () => ({ n: 1 }), dispose: () => { log.push("dispose counter"); } });
+          ctx.task({
+            name: "tasks.sync", intervalMs: 5,
+            run: async (signal) => {
+              if (!kernel.wallet.isLoaded) return;
+              log.push("run began");
+              await new Promise<void>((resolve) => signal.addEventListener("abort", () => setTimeout(resolve, 30)));
+              log.push("run ended");
+            },
+          });
+        },
+      })],
+    });
+    await kernel.load();
+    await kernel.wallet.load({ fingerprint: "00000000", network: "regtest" });
+    kernel.scheduler.start();
+    try {
+      while (!log.includes("run began")) await new Promise((r) => setTimeout(r, 5));
+      await kernel.wallet.unload();
+      expect(log).to.deep.equal(["run began", "run ended", "dispose counter"]);
+      // the task keeps its schedule: its next runs find no wallet
+      const runs = kernel.scheduler.stats("tasks.sync")!.runs;
+      await new Promise((r) => setTimeout(r, 30));
+      expect(kernel.scheduler.stats("tasks.sync")!.runs).to.be.greaterThan(runs);
+      expect(log).to.have.length(3);
+    } finally {
+      await kernel.scheduler.stop();
+    }
+  });
+
   it("refuses a plugin providing a service it did not declare, or declaring one it does not provide", async () => {
     const undeclared = await load([plugin("sneaky", { register(ctx) { ctx.provide(Greeter, { greet: () => "" }); } })]).catch((e: Error) => e);
     expect((undeclared as Error).message).to.equal("plugin sneaky provides service test.greeter without declaring it in provides");

@@ -8,6 +8,10 @@ import { PostgreSqlDriver } from "@mikro-orm/postgresql";
 import type { Logger } from "../log/logger.js";
 import type { MigrationDefinition, SqlDialect } from "./migration.js";
 import { SqliteStatements } from "./sqlite-statements.js";
+import { PoolCloseGuard, type GuardedPool } from "./pool-close-guard.js";
+
+/** How long a close waits for the queries under way to end before it closes anyway. */
+const CLOSE_SETTLE_MS = 10_000;
 
 /** Where the data lives: an SQLite file (default, in the datadir) or a PostgreSQL schema. */
 export type DatabaseLocation =
@@ -40,6 +44,7 @@ export class Database {
   private readonly tx = new AsyncLocalStorage<{ em: EntityManager; afterCommit: (() => void)[] }>();
   private readonly drains: (() => Promise<void>)[] = [];
   private sqlite: SqliteStatements | undefined;
+  private poolGuard: PoolCloseGuard | undefined;
 
   constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
 
@@ -74,6 +79,7 @@ export class Database {
       discovery: { warnWhenNoEntities: false },
     };
     let orm: MikroORM;
+    const guard = new PoolCloseGuard();
     if (location.dialect === "sqlite") {
       orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path } as never);
       // Write-ahead log with a full sync at every commit: as durable as the rollback journal (a
@@ -81,7 +87,10 @@ export class Database {
       await orm.em.getConnection().execute("pragma journal_mode = wal");
       await orm.em.getConnection().execute("pragma synchronous = full");
     } else {
-      orm = await MikroORM.init({ ...common, driver: PostgreSqlDriver, clientUrl: location.url, schema: location.schema } as never);
+      orm = await MikroORM.init({
+        ...common, driver: PostgreSqlDriver, clientUrl: location.url, schema: location.schema,
+        driverOptions: { onPoolCreated: (pool: GuardedPool) => guard.attach(pool) },
+      } as never);
       await orm.em.getConnection().execute(`create schema if not exists "${location.schema}"`);
     }
     try {
@@ -93,6 +102,7 @@ export class Database {
     }
     this.orm = orm;
     this.location = location;
+    this.poolGuard = location.dialect === "postgresql" ? guard : undefined;
     this.sqlite = location.dialect === "sqlite" ? await SqliteStatements.of(orm.em.getConnection()) : undefined;
   }
 
@@ -171,8 +181,17 @@ export class Database {
       for (const drain of this.drains) await drain().catch((e: unknown) => this.logger.warn(`a write pending at database close failed: ${e instanceof Error ? e.message : String(e)}`));
     }
     const orm = this.orm;
+    const guard = this.poolGuard;
     this.orm = undefined;
     this.sqlite = undefined;
+    this.poolGuard = undefined;
+    if (guard) {
+      // queries under way end first; new ones are refused (a connection handed out after the pool
+      // began to end would never be given back, and the close would wait for it forever)
+      guard.closing();
+      if (!(await guard.settled(CLOSE_SETTLE_MS))) this.logger.warn(`database close: queries still under way after ${CLOSE_SETTLE_MS / 1000} s; closing the pool anyway`);
+      guard.closed();
+    }
     await orm?.close(true);
   }
 

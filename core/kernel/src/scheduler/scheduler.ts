@@ -8,7 +8,10 @@ export interface TaskDefinition {
   intervalMs: number;
   /** Delay before the first run (default: 0, run right away). */
   initialDelayMs?: number;
-  /** The work; `signal` aborts when the scheduler stops. A thrown error is logged; the task keeps its schedule. */
+  /**
+   * The work; `signal` aborts when the scheduler stops or its runs are {@link Scheduler.interrupt}ed
+   * (the wallet unloads). A thrown error is logged (not after an abort); the task keeps its schedule.
+   */
   run(signal: AbortSignal): Promise<void> | void;
 }
 
@@ -16,6 +19,8 @@ interface RunningTask {
   def: TaskDefinition;
   timer?: NodeJS.Timeout;
   current?: Promise<void>;
+  /** Aborts the current run's signal. */
+  abort?: AbortController;
   failures: number;
   runs: number;
 }
@@ -61,6 +66,17 @@ export class Scheduler {
     await Promise.all([...this.tasks.values()].map((t) => t.current));
   }
 
+  /**
+   * Ends the runs under way: aborts their signal and waits for them to end. Unloading the wallet
+   * calls it, so no run that began with the wallet loaded still queries its database or uses its
+   * services once they go. Tasks keep their schedule: the next runs find no wallet.
+   */
+  async interrupt(): Promise<void> {
+    const running = [...this.tasks.values()].filter((t) => t.current);
+    for (const t of running) t.abort?.abort();
+    await Promise.all(running.map((t) => t.current));
+  }
+
   /** Run counters, for health reporting and tests. */
   stats(name: string): { runs: number; failures: number } | undefined {
     const t = this.tasks.get(name);
@@ -79,13 +95,18 @@ export class Scheduler {
 
   private async runOnce(t: RunningTask): Promise<void> {
     t.runs++;
+    const abort = new AbortController();
+    t.abort = abort;
+    const signal = AbortSignal.any([this.controller.signal, abort.signal]);
     try {
-      await t.def.run(this.controller.signal);
+      await t.def.run(signal);
     } catch (e) {
       t.failures++;
-      if (!this.controller.signal.aborted) {
+      if (!signal.aborted) {
         this.logger.warn(`task ${t.def.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+    } finally {
+      t.abort = undefined;
     }
   }
 }

@@ -39,6 +39,7 @@ export class WalletSession {
   private readonly work = new Set<Promise<unknown>>();
   /** Mutating requests being answered: locking waits for them before the wallet's services go. */
   private readonly requests = new Set<Promise<unknown>>();
+  private readonly unloadBarriers: (() => Promise<void>)[] = [];
   constructor(private readonly events: EventBus, private readonly scope?: WalletScope) {}
 
   /**
@@ -123,10 +124,19 @@ export class WalletSession {
     if (this.wallet === wallet && !this.locked) this.events.emit(WalletReady, wallet);
   }
 
+  /**
+   * Adds work that must end before an unloaded wallet's services and database go: the kernel's
+   * scheduler ends its runs under way here (a background task's query must not outlive the database).
+   */
+  addUnloadBarrier(barrier: () => Promise<void>): void {
+    this.unloadBarriers.push(barrier);
+  }
+
   private async detach(wallet: LoadedWallet): Promise<void> {
     await this.events.emitAndWait(WalletUnloaded, wallet);
-    // background work of this wallet (a start-up sync…) ends before its services and database go
+    // background work of this wallet (a start-up sync, a scheduled task's run…) ends before its services and database go
     while (this.work.size) await Promise.allSettled([...this.work]);
+    for (const barrier of this.unloadBarriers) await barrier();
     await this.scope?.close();
   }
 
