@@ -75,6 +75,8 @@ describe("health and metrics (/healthz, /readyz, /metrics)", function () {
     expect(find(samples, "tender_ark_server_connected")[0]!.value).to.equal(1);
     expect(find(samples, "tender_ark_protocol_version")[0]!.value).to.be.greaterThan(0);
     expect(find(samples, "tender_wallet_state", { state: "unlocked" })[0]!.value).to.equal(1);
+    // the native addon has a prebuild for this platform (linux-x64): the wasm fallback only when asked for
+    expect(find(samples, "tender_secp256k1_info").map((s) => s.labels)).to.deep.equal([{ implementation: process.env.TENDER_SECP256K1 === "wasm" ? "wasm" : "native" }]);
     // every unfinished action is counted; after the payment none is left
     expect(find(samples, "tender_action_queue_depth").reduce((a, s) => a + s.value, 0)).to.equal(0);
     // where the payment's time went, phase by phase: its first commit, each step, each step's commit

@@ -14,7 +14,7 @@ import { bech32m } from "@scure/base";
 import { AddressError, ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, MAX_DECODED_VECTOR_BYTES } from "./encoding.js";
 import { sha256 } from "./hashes.js";
-import * as ecc from "tiny-secp256k1";
+import { ecc } from "./secp256k1-ops.js";
 import { bytesToBigInt, CURVE_ORDER, isCompressedPoint, negateCompressed, parsePubkey, pubkeyToPoint } from "./keys.js";
 import { encodePolicy, readUserPolicy, type VtxoPolicy } from "./policy.js";
 import { isMainnet, type Network } from "./network.js";

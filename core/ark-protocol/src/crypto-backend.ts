@@ -4,7 +4,7 @@
  *
  * | backend | MuSig2 | Schnorr |
  * |---|---|---|
- * | `libsecp256k1` (default) | `musig-libsecp.ts`: BIP-327 steps here, point arithmetic in libsecp256k1 (tiny-secp256k1, WASM) | tiny-secp256k1 (32-byte messages) |
+ * | `libsecp256k1` (default) | `musig-libsecp.ts`: BIP-327 steps here, point arithmetic in libsecp256k1 (`secp256k1-ops.ts`: native addon, WASM fallback) | libsecp256k1 (32-byte messages) |
  * | `pure-js` | `@scure/btc-signer/musig2.js` | `@noble/curves` |
  *
  * Both produce the same bytes for every deterministic step, so the pure-JS one serves as an

@@ -11,10 +11,11 @@
  * ```
  */
 import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
-import * as ecc from "tiny-secp256k1";
+import { ecc } from "./secp256k1-ops.js";
 import { ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
+import { bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
 
 /** The secp256k1 point class used throughout the protocol core. */
 export const Point = secp256k1.Point;
@@ -23,27 +24,7 @@ export type Point = InstanceType<typeof secp256k1.Point>;
 /** Order of the secp256k1 group. */
 export const CURVE_ORDER = Point.Fn.ORDER;
 
-/** Big-endian integer of `bytes`. 32 bytes (every scalar and coordinate) are read as four 64-bit words. */
-export function bytesToBigInt(bytes: Uint8Array): bigint {
-  if (bytes.length === 32) {
-    const d = new DataView(bytes.buffer, bytes.byteOffset, 32);
-    return (d.getBigUint64(0) << 192n) | (d.getBigUint64(8) << 128n) | (d.getBigUint64(16) << 64n) | d.getBigUint64(24);
-  }
-  let v = 0n;
-  for (const b of bytes) v = (v << 8n) | BigInt(b);
-  return v;
-}
-
-/** 32-byte big-endian encoding of `v` (0 ≤ v < 2^256; otherwise its low 256 bits, two's complement). */
-export function bigIntTo32(v: bigint): Uint8Array {
-  const out = new Uint8Array(32);
-  const d = new DataView(out.buffer);
-  d.setBigUint64(0, BigInt.asUintN(64, v >> 192n));
-  d.setBigUint64(8, BigInt.asUintN(64, v >> 128n));
-  d.setBigUint64(16, BigInt.asUintN(64, v >> 64n));
-  d.setBigUint64(24, BigInt.asUintN(64, v));
-  return out;
-}
+export { bigIntTo32, bytesToBigInt };
 
 // Decompressing a key costs a modular square root; VTXOs repeat the same few keys, so valid
 // points are memoised (bounded; points are immutable values).

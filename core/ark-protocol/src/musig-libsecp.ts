@@ -1,5 +1,5 @@
 /**
- * BIP-327 MuSig2 with every point operation in libsecp256k1 (tiny-secp256k1's WASM build): the
+ * BIP-327 MuSig2 with every point operation in libsecp256k1 (`secp256k1-ops.ts`): the
  * default backend of `musig.ts`. The BIP's steps (tagged hashes, coefficients, scalar arithmetic
  * mod n) are written here, step for step after the BIP's algorithms; KeyAgg itself is the core's
  * memoised one (`keys.ts`). Checked against every BIP-327 vector and against `musig-scure.ts`.
@@ -14,9 +14,9 @@
  * `cpoint` check (prefix 2 or 3, x below p, on the curve). So an externally supplied point that
  * goes into `pointAdd` or `pointMultiply` is validated by that call, and is checked on its own
  * (`isCPoint`) only when no call touches it; a rejection is turned into the BIP's error, blaming
- * the same contribution the explicit checks would. Each such check costs a square root in WASM.
+ * the same contribution the explicit checks would. Each such check costs a square root.
  */
-import * as ecc from "tiny-secp256k1";
+import { ecc } from "./secp256k1-ops.js";
 import { bytesEqual, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, keyAggUnsorted, negateCompressed } from "./keys.js";

@@ -1,6 +1,7 @@
 /**
  * BIP-340 Schnorr signing and verification, and BIP-341 secret-key tweaking. 32-byte messages
- * (every sighash) run on libsecp256k1 (tiny-secp256k1, WASM); other message sizes, and everything
+ * (every sighash) run on libsecp256k1 (`secp256k1-ops.ts`: signing on its WASM build, verification
+ * on its native addon where it loads); other message sizes, and everything
  * when tests select the `pure-js` backend (`crypto-backend.ts`), on `@noble/curves`.
  *
  * @example
@@ -11,7 +12,7 @@
  */
 import { schnorr } from "@noble/curves/secp256k1.js";
 import { randomBytes } from "@noble/hashes/utils.js";
-import * as ecc from "tiny-secp256k1";
+import { ecc } from "./secp256k1-ops.js";
 import { cryptoBackend } from "./crypto-backend.js";
 import { bytesEqual, toHex } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
@@ -77,7 +78,7 @@ export function forgetSchnorrVerifications(): void {
 export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
   if (signature.length !== 64 || xonlyPubkey.length !== 32) return false;
   try {
-    // libsecp256k1 (WASM) for the protocol's 32-byte sighashes; noble for other message sizes.
+    // libsecp256k1 for the protocol's 32-byte sighashes; noble for other message sizes.
     if (msg.length === 32 && cryptoBackend() === "libsecp256k1") {
       const key = toHex(signature);
       if (verifiedBefore(key, msg, xonlyPubkey)) return true;

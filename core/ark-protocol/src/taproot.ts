@@ -14,7 +14,7 @@
  */
 import { bech32m } from "@scure/base";
 import { ProtocolDecodeError } from "./errors.js";
-import * as ecc from "tiny-secp256k1";
+import { ecc } from "./secp256k1-ops.js";
 import { bytesToBigInt, CURVE_ORDER } from "./keys.js";
 import { compareBytes, concatBytes, toHex, ByteWriter } from "./encoding.js";
 import { taggedHash } from "./hashes.js";

@@ -30,6 +30,7 @@ import { MusigInvalidContributionError, type MusigBackend } from "../src/musig-b
 import { libsecpMusig } from "../src/musig-libsecp.js";
 import { scureMusig } from "../src/musig-scure.js";
 import { useCryptoBackend, type CryptoBackendName } from "../src/crypto-backend.js";
+import { secp256k1Implementations, useSecp256k1, type Secp256k1Implementation } from "../src/secp256k1-ops.js";
 
 const DIR = join(dirname(fileURLToPath(import.meta.url)), "../../../../test/vectors/bips/bip-0327");
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -58,9 +59,21 @@ const BACKENDS: ReadonlyArray<[CryptoBackendName, MusigBackend]> = [
   ["libsecp256k1", libsecpMusig],
   ["pure-js", scureMusig],
 ];
+/** The vectors run on each backend, the libsecp256k1 one on each build of libsecp256k1 this machine has. */
+const VECTOR_RUNS: ReadonlyArray<[string, MusigBackend, Secp256k1Implementation | undefined]> = [
+  ...secp256k1Implementations().map((impl): [string, MusigBackend, Secp256k1Implementation] => [`libsecp256k1, ${impl}`, libsecpMusig, impl]),
+  ["pure-js", scureMusig, undefined],
+];
 
-for (const [name, backend] of BACKENDS) {
+for (const [name, backend, impl] of VECTOR_RUNS) {
   describe(`BIP-327 MuSig2 official vectors (${name} backend)`, () => {
+    let previousImpl: Secp256k1Implementation | undefined;
+    before(() => {
+      if (impl) previousImpl = useSecp256k1(impl);
+    });
+    after(() => {
+      if (previousImpl) useSecp256k1(previousImpl);
+    });
     it("key_sort_vectors: sorts keys (library and glue)", () => {
       const v = load("key_sort_vectors.json");
       const sorted = (v.sorted_pubkeys as string[]).map((x) => x.toUpperCase());

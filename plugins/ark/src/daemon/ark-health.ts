@@ -1,4 +1,5 @@
 import type { Metrics, Readiness, WalletService, WalletSession } from "@tender/core";
+import { secp256k1Implementation } from "@tender/ark-protocol";
 import type { ArkServer } from "@tender/ark-protocol/server";
 import type { VtxoStore } from "./vtxos/vtxo-store.js";
 
@@ -7,7 +8,9 @@ const HELD_STATES = ["spendable", "locked", "exited"] as const;
 
 /**
  * The Ark rail's readiness check (`ark_server`: connected, with the protocol version spoken) and
- * gauges (connection state, protocol version, VTXO counts and amounts by state).
+ * gauges (connection state, protocol version, VTXO counts and amounts by state, and which build
+ * of libsecp256k1 signs: `native` where the addon loaded, `wasm` where it could not, e.g. a platform
+ * without a prebuilt addon).
  */
 export function registerArkHealth(readiness: Readiness, metrics: Metrics, session: WalletSession, connection: WalletService<ArkServer>, vtxos: VtxoStore): void {
   readiness.add("ark_server", async () => {
@@ -28,6 +31,10 @@ export function registerArkHealth(readiness: Readiness, metrics: Metrics, sessio
       const v = connection.current?.session?.protocolVersion;
       return v === undefined ? [] : [{ value: v }];
     },
+  });
+  metrics.gauge({
+    name: "tender_secp256k1_info", help: "1, labelled with the libsecp256k1 build the protocol's crypto runs on (native or wasm)", labelNames: ["implementation"],
+    collect: () => [{ labels: { implementation: secp256k1Implementation() }, value: 1 }],
   });
   const held = async () => {
     if (!session.isLoaded) return [];

@@ -1,0 +1,23 @@
+/** Scalars and coordinates as 32-byte big-endian integers (a leaf module: the point operations and the keys both use it). */
+
+/** Big-endian integer of `bytes`. 32 bytes (every scalar and coordinate) are read as four 64-bit words. */
+export function bytesToBigInt(bytes: Uint8Array): bigint {
+  if (bytes.length === 32) {
+    const d = new DataView(bytes.buffer, bytes.byteOffset, 32);
+    return (d.getBigUint64(0) << 192n) | (d.getBigUint64(8) << 128n) | (d.getBigUint64(16) << 64n) | d.getBigUint64(24);
+  }
+  let v = 0n;
+  for (const b of bytes) v = (v << 8n) | BigInt(b);
+  return v;
+}
+
+/** 32-byte big-endian encoding of `v` (0 ≤ v < 2^256; otherwise its low 256 bits, two's complement). */
+export function bigIntTo32(v: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  const d = new DataView(out.buffer);
+  d.setBigUint64(0, BigInt.asUintN(64, v >> 192n));
+  d.setBigUint64(8, BigInt.asUintN(64, v >> 128n));
+  d.setBigUint64(16, BigInt.asUintN(64, v >> 64n));
+  d.setBigUint64(24, BigInt.asUintN(64, v));
+  return out;
+}

@@ -1,0 +1,194 @@
+/**
+ * The secp256k1 operations the core's MuSig2, Schnorr, taproot and key code use, with
+ * `tiny-secp256k1`'s semantics (argument checks, `null` for the point at infinity), on one of two
+ * builds of libsecp256k1:
+ *
+ * | implementation | what runs it |
+ * |---|---|
+ * | `native` (default when its addon loads) | the `secp256k1` package's N-API addon (prebuilt, no compiler): libsecp256k1 compiled for this CPU |
+ * | `wasm` (the fallback) | `tiny-secp256k1`: libsecp256k1 compiled to WebAssembly |
+ *
+ * The native addon has no BIP-340 module, so Schnorr verification is written here from its point
+ * operations, step for step after BIP-340's `Verify` (`s·G − e·P`, even `R` whose x is `r`);
+ * signing (secret-dependent) and secret-key arithmetic stay on tiny-secp256k1 in both. Both
+ * implementations pass every BIP-340/327/341 vector, and a property test compares them on random
+ * and edge inputs (`test/secp256k1-ops.test.ts`). The native one does the point operations 3–4×
+ * faster (`npm run bench`, protocol bench).
+ */
+import { createRequire } from "node:module";
+import * as wasm from "tiny-secp256k1";
+import { concatBytes } from "./encoding.js";
+import { taggedHash } from "./hashes.js";
+import { bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
+
+/** The operations, as tiny-secp256k1 defines them. */
+export interface Secp256k1Ops {
+  isPoint(p: Uint8Array): boolean;
+  isXOnlyPoint(p: Uint8Array): boolean;
+  pointFromScalar(d: Uint8Array, compressed?: boolean): Uint8Array | null;
+  pointAdd(a: Uint8Array, b: Uint8Array, compressed?: boolean): Uint8Array | null;
+  pointMultiply(p: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array | null;
+  xOnlyPointFromScalar(d: Uint8Array): Uint8Array;
+  xOnlyPointAddTweak(p: Uint8Array, tweak: Uint8Array): { parity: 0 | 1; xOnlyPubkey: Uint8Array } | null;
+  verifySchnorr(msg: Uint8Array, xOnlyPubkey: Uint8Array, signature: Uint8Array): boolean;
+  signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Uint8Array): Uint8Array;
+  privateAdd(d: Uint8Array, tweak: Uint8Array): Uint8Array | null;
+  privateNegate(d: Uint8Array): Uint8Array;
+}
+
+/** The two implementations. */
+export type Secp256k1Implementation = "native" | "wasm";
+
+/** The part of the `secp256k1` package's API used here (each call throws on bad input). */
+interface NativeAddon {
+  publicKeyVerify(p: Uint8Array): boolean;
+  publicKeyCreate(d: Uint8Array, compressed: boolean): Uint8Array;
+  publicKeyCombine(ps: Uint8Array[], compressed: boolean): Uint8Array;
+  publicKeyTweakAdd(p: Uint8Array, tweak: Uint8Array, compressed: boolean): Uint8Array;
+  publicKeyTweakMul(p: Uint8Array, tweak: Uint8Array, compressed: boolean): Uint8Array;
+}
+
+const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
+
+function loadAddon(): NativeAddon | undefined {
+  if (process.env.TENDER_SECP256K1 === "wasm") return undefined;
+  try {
+    // `secp256k1/bindings` is the addon alone; the package's main entry would fall back to a pure-JS build
+    return createRequire(import.meta.url)("secp256k1/bindings") as NativeAddon;
+  } catch {
+    return undefined;
+  }
+}
+const addon = loadAddon();
+
+const fail = (what: string): never => {
+  throw new TypeError(`Expected ${what}`);
+};
+const isScalar = (d: Uint8Array): boolean => d.length === 32 && bytesToBigInt(d) < N;
+const checkPrivate = (d: Uint8Array): void => {
+  if (!isScalar(d) || d.every((b) => b === 0)) fail("Private");
+};
+const checkTweak = (t: Uint8Array): void => {
+  if (!isScalar(t)) fail("Tweak");
+};
+const isZero = (t: Uint8Array): boolean => t.every((b) => b === 0);
+/** A 33- or 65-byte encoding libsecp256k1 parses (as tiny-secp256k1 checks it: the same parser). */
+const nativeIsPoint = (a: NativeAddon, p: Uint8Array): boolean => (p.length === 33 || p.length === 65) && a.publicKeyVerify(p);
+const evenPoint = (x: Uint8Array): Uint8Array => concatBytes(Uint8Array.of(2), x);
+const nativeIsXOnly = (a: NativeAddon, x: Uint8Array): boolean => x.length === 32 && a.publicKeyVerify(evenPoint(x));
+/** A sum that is the point at infinity: libsecp256k1 reports it as an invalid result. */
+const orInfinity = (f: () => Uint8Array): Uint8Array | null => {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+};
+
+function nativeOps(a: NativeAddon): Secp256k1Ops {
+  return {
+    isPoint: (p) => nativeIsPoint(a, p),
+    isXOnlyPoint: (x) => nativeIsXOnly(a, x),
+    pointFromScalar: (d, compressed = true) => {
+      checkPrivate(d);
+      return a.publicKeyCreate(d, compressed);
+    },
+    pointAdd: (p, q, compressed = true) => {
+      if (!nativeIsPoint(a, p) || !nativeIsPoint(a, q)) fail("Point");
+      return orInfinity(() => a.publicKeyCombine([p, q], compressed));
+    },
+    pointMultiply: (p, tweak, compressed = true) => {
+      if (!nativeIsPoint(a, p)) fail("Point");
+      checkTweak(tweak);
+      return isZero(tweak) ? null : a.publicKeyTweakMul(p, tweak, compressed);
+    },
+    xOnlyPointFromScalar: (d) => {
+      checkPrivate(d);
+      return a.publicKeyCreate(d, true).slice(1);
+    },
+    xOnlyPointAddTweak: (x, tweak) => {
+      if (!nativeIsXOnly(a, x)) fail("Point");
+      checkTweak(tweak);
+      const r = orInfinity(() => a.publicKeyTweakAdd(evenPoint(x), tweak, true));
+      return r && { parity: r[0] === 3 ? 1 : 0, xOnlyPubkey: r.slice(1) };
+    },
+    verifySchnorr: (msg, x, sig) => {
+      if (msg.length !== 32) fail("Hash");
+      if (!nativeIsXOnly(a, x)) fail("Point");
+      // as tiny-secp256k1: r and s must be below n (BIP-340 would only fail r ≥ p and s ≥ n; an r in
+      // [n, p) of a valid signature has a chance of about 2^-128)
+      if (sig.length !== 64 || !isScalar(sig.subarray(0, 32)) || !isScalar(sig.subarray(32))) fail("Signature");
+      // BIP-340 Verify: P = lift_x(x) (even y); e = H_challenge(r ‖ x ‖ m) mod n; R = s·G − e·P;
+      // valid iff R is not infinity, R has an even y and x(R) = r
+      const r = sig.subarray(0, 32);
+      const sBytes = sig.subarray(32);
+      const s = bytesToBigInt(sBytes);
+      const e = bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N;
+      const terms: Uint8Array[] = [];
+      if (s !== 0n) terms.push(a.publicKeyCreate(sBytes, false));
+      if (e !== 0n) terms.push(a.publicKeyTweakMul(evenPoint(x), bigIntTo32(N - e), false));
+      if (terms.length === 0) return false;
+      const R = orInfinity(() => a.publicKeyCombine(terms, true));
+      if (!R || R[0] !== 2) return false;
+      for (let i = 0; i < 32; i++) if (R[i + 1] !== r[i]) return false;
+      return true;
+    },
+    // secret-dependent: libsecp256k1's constant-time code in both implementations
+    signSchnorr: (msg, d, aux) => wasm.signSchnorr(msg, d, aux),
+    privateAdd: (d, tweak) => wasm.privateAdd(d, tweak),
+    privateNegate: (d) => wasm.privateNegate(d),
+  };
+}
+
+const wasmOps: Secp256k1Ops = {
+  isPoint: (p) => wasm.isPoint(p),
+  isXOnlyPoint: (x) => wasm.isXOnlyPoint(x),
+  pointFromScalar: (d, compressed = true) => wasm.pointFromScalar(d, compressed),
+  pointAdd: (p, q, compressed = true) => wasm.pointAdd(p, q, compressed),
+  pointMultiply: (p, tweak, compressed = true) => wasm.pointMultiply(p, tweak, compressed),
+  xOnlyPointFromScalar: (d) => wasm.xOnlyPointFromScalar(d),
+  xOnlyPointAddTweak: (x, tweak) => wasm.xOnlyPointAddTweak(x, tweak),
+  verifySchnorr: (msg, x, sig) => wasm.verifySchnorr(msg, x, sig),
+  signSchnorr: (msg, d, aux) => wasm.signSchnorr(msg, d, aux),
+  privateAdd: (d, tweak) => wasm.privateAdd(d, tweak),
+  privateNegate: (d) => wasm.privateNegate(d),
+};
+
+const implementations: Partial<Record<Secp256k1Implementation, Secp256k1Ops>> = { wasm: wasmOps, ...(addon ? { native: nativeOps(addon) } : {}) };
+let current: Secp256k1Ops = implementations.native ?? wasmOps;
+let currentName: Secp256k1Implementation = addon ? "native" : "wasm";
+
+/** Which implementation runs the operations. */
+export function secp256k1Implementation(): Secp256k1Implementation {
+  return currentName;
+}
+
+/** The implementations this process can use (`wasm` always; `native` when its addon loaded). */
+export function secp256k1Implementations(): Secp256k1Implementation[] {
+  return Object.keys(implementations) as Secp256k1Implementation[];
+}
+
+/** Selects an implementation (tests and benches compare them); returns the previous one. Throws when it is not available. */
+export function useSecp256k1(name: Secp256k1Implementation): Secp256k1Implementation {
+  const ops = implementations[name];
+  if (!ops) throw new Error(`the ${name} secp256k1 implementation is not available here`);
+  const prev = currentName;
+  current = ops;
+  currentName = name;
+  return prev;
+}
+
+/** The operations of the selected implementation. */
+export const ecc: Secp256k1Ops = {
+  isPoint: (p) => current.isPoint(p),
+  isXOnlyPoint: (x) => current.isXOnlyPoint(x),
+  pointFromScalar: (d, c) => current.pointFromScalar(d, c),
+  pointAdd: (p, q, c) => current.pointAdd(p, q, c),
+  pointMultiply: (p, t, c) => current.pointMultiply(p, t, c),
+  xOnlyPointFromScalar: (d) => current.xOnlyPointFromScalar(d),
+  xOnlyPointAddTweak: (x, t) => current.xOnlyPointAddTweak(x, t),
+  verifySchnorr: (m, x, s) => current.verifySchnorr(m, x, s),
+  signSchnorr: (m, d, a) => current.signSchnorr(m, d, a),
+  privateAdd: (d, t) => current.privateAdd(d, t),
+  privateNegate: (d) => current.privateNegate(d),
+};
