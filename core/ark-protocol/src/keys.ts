@@ -30,6 +30,9 @@ export { bigIntTo32, bytesToBigInt };
 // points are memoised (bounded; points are immutable values).
 const POINT_CACHE_MAX = 4096;
 const pointCache = new Map<string, Point>();
+// Encodings already found valid (33-byte compressed or 32-byte x-only, as hex; bounded): a VTXO's
+// chain repeats the same keys, and checking one needs no point object.
+const validKeys = new Set<string>();
 
 /**
  * Whether `bytes` is a 33-byte compressed encoding of a curve point (libsecp256k1's check; no
@@ -66,15 +69,35 @@ export function pubkeyToPoint(pubkey: Uint8Array): Point {
   return p;
 }
 
+/**
+ * Throws {@link ProtocolDecodeError} unless `pubkey` is a 33-byte compressed encoding of a curve
+ * point, as {@link pubkeyToPoint} would, without building a point (libsecp256k1 parses it).
+ */
+function checkPubkey(pubkey: Uint8Array): void {
+  if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
+    throw new ProtocolDecodeError("invalid public key encoding");
+  }
+  const key = toHex(pubkey);
+  if (validKeys.has(key) || pointCache.has(key)) return;
+  if (!ecc.isPoint(pubkey)) throw new ProtocolDecodeError("invalid public key: not on the curve");
+  if (validKeys.size >= POINT_CACHE_MAX) validKeys.clear();
+  validKeys.add(key);
+}
+
 /** Validates a 33-byte compressed pubkey and returns it. */
 export function parsePubkey(pubkey: Uint8Array): Uint8Array {
-  pubkeyToPoint(pubkey);
+  checkPubkey(pubkey);
   return pubkey;
 }
 
 /** Validates a 32-byte x-only key (must be the x coordinate of a curve point) and returns it. */
 export function parseXOnly(xonly: Uint8Array): Uint8Array {
-  xOnlyToPoint(xonly);
+  if (xonly.length !== 32) throw new ProtocolDecodeError("x-only key must be 32 bytes");
+  const key = toHex(xonly);
+  if (validKeys.has(key)) return xonly;
+  if (!ecc.isXOnlyPoint(xonly)) throw new ProtocolDecodeError("invalid x-only key");
+  if (validKeys.size >= POINT_CACHE_MAX) validKeys.clear();
+  validKeys.add(key);
   return xonly;
 }
 
@@ -106,7 +129,10 @@ export function pointToXOnly(p: Point): Uint8Array {
 
 /** Compressed pubkey of a 32-byte secret key. */
 export function pubkeyFromSecret(secretKey: Uint8Array): Uint8Array {
-  return secp256k1.getPublicKey(secretKey, true);
+  // libsecp256k1's constant-time generator multiplication; throws for a scalar that is 0 or ≥ n
+  const pk = ecc.pointFromScalar(secretKey, true);
+  if (!pk) throw new RangeError("secret key is not a valid scalar");
+  return pk;
 }
 
 /** Reads a 33-byte pubkey and checks it is a valid point. */
@@ -151,7 +177,7 @@ export function sortPubkeys(pubkeys: readonly Uint8Array[]): Uint8Array[] {
  */
 export function keyAggUnsorted(pubkeys: readonly Uint8Array[]): Uint8Array {
   if (pubkeys.length === 0) throw new ProtocolDecodeError("cannot aggregate an empty key list");
-  for (const pk of pubkeys) pubkeyToPoint(pk);
+  for (const pk of pubkeys) checkPubkey(pk);
   const cacheKey = pubkeys.map(toHex).join("");
   const cached = keyAggCache.get(cacheKey);
   if (cached) return Uint8Array.from(cached);
