@@ -14,7 +14,8 @@
  * ```
  */
 import { equalBytes as bytesEqual } from "@noble/curves/utils.js";
-import { bytesToHex as toHex, concatBytes, hexToBytes } from "@noble/hashes/utils.js";
+import { concatBytes } from "@noble/hashes/utils.js";
+import { parseHex, toHex } from "./hex.js";
 import { ProtocolDecodeError } from "./errors.js";
 
 /** An amount of satoshis (u64 on the wire). */
@@ -30,17 +31,18 @@ export const MAX_TXOUT_SCRIPT_LEN = 100;
 export const MAX_DECODED_VECTOR_BYTES = 4_000_000;
 
 const U64_MAX = (1n << 64n) - 1n;
-const HEX_RE = /^(?:[0-9a-fA-F]{2})*$/;
 
-// Hex, concatenation, equality and UTF-8 come from noble: import them from here under these
-// names rather than writing them again.
-export { bytesToHex as toHex, concatBytes, utf8ToBytes as utf8 } from "@noble/hashes/utils.js";
+// Hex (`hex.ts`, native where Node has it), concatenation, equality and UTF-8 (noble): import
+// them from here under these names rather than writing them again.
+export { toHex };
+export { concatBytes, utf8ToBytes as utf8 } from "@noble/hashes/utils.js";
 export { equalBytes as bytesEqual } from "@noble/curves/utils.js";
 
 /** Bytes of a hex string (either case); throws {@link ProtocolDecodeError} on bad hex. */
 export function fromHex(hex: string): Uint8Array {
-  if (typeof hex !== "string" || !HEX_RE.test(hex)) throw new ProtocolDecodeError("invalid hex string");
-  return hexToBytes(hex);
+  const bytes = parseHex(hex);
+  if (!bytes) throw new ProtocolDecodeError("invalid hex string");
+  return bytes;
 }
 
 /** Lexicographic comparison of two byte strings (-1, 0, 1). */

@@ -12,8 +12,8 @@ interface ProfileNode { id: number; callFrame: CallFrame; children?: number[] }
 /** A V8 CPU profile (`.cpuprofile`). */
 export interface CpuProfile { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[]; startTime: number; endTime: number }
 
-/** Frames of secp256k1 and hash libraries: they count for the protocol operation calling them. */
-const LIBRARY_CRYPTO = /tiny-secp256k1|@noble|@scure|hashes\.js$|sha256/;
+/** Frames of secp256k1 (WASM, native addon and the core's wrapper of both) and hash libraries: they count for the protocol operation calling them. */
+const LIBRARY_CRYPTO = /tiny-secp256k1|node_modules\/secp256k1\/|secp256k1-ops\.js$|@noble|@scure|hashes\.js$|sha256/;
 
 /** Categories, most specific first: a sample goes to the innermost frame that matches one. */
 const RULES: readonly [category: string, test: (f: CallFrame) => boolean][] = [
