@@ -24,6 +24,7 @@ export * from "./address.js";
 export * from "./signatures.js";
 export * from "./musig.js";
 export { secp256k1Implementation, type Secp256k1Implementation } from "./secp256k1-ops.js";
+export { bip32 } from "./bip32-factory.js";
 export * from "./fees.js";
 export * from "./fees-selection.js";
 export * from "./arkoor-allocation.js";

@@ -27,6 +27,8 @@ export interface Secp256k1Ops {
   isXOnlyPoint(p: Uint8Array): boolean;
   pointFromScalar(d: Uint8Array, compressed?: boolean): Uint8Array | null;
   pointAdd(a: Uint8Array, b: Uint8Array, compressed?: boolean): Uint8Array | null;
+  /** `P + t·G` (BIP-32's public child derivation). */
+  pointAddScalar(p: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array | null;
   pointMultiply(p: Uint8Array, tweak: Uint8Array, compressed?: boolean): Uint8Array | null;
   xOnlyPointFromScalar(d: Uint8Array): Uint8Array;
   xOnlyPointAddTweak(p: Uint8Array, tweak: Uint8Array): { parity: 0 | 1; xOnlyPubkey: Uint8Array } | null;
@@ -97,6 +99,11 @@ function nativeOps(a: NativeAddon): Secp256k1Ops {
       if (!nativeIsPoint(a, p) || !nativeIsPoint(a, q)) fail("Point");
       return orInfinity(() => a.publicKeyCombine([p, q], compressed));
     },
+    pointAddScalar: (p, tweak, compressed = true) => {
+      if (!nativeIsPoint(a, p)) fail("Point");
+      checkTweak(tweak);
+      return orInfinity(() => a.publicKeyTweakAdd(p, tweak, compressed));
+    },
     pointMultiply: (p, tweak, compressed = true) => {
       if (!nativeIsPoint(a, p)) fail("Point");
       checkTweak(tweak);
@@ -145,6 +152,7 @@ const wasmOps: Secp256k1Ops = {
   isXOnlyPoint: (x) => wasm.isXOnlyPoint(x),
   pointFromScalar: (d, compressed = true) => wasm.pointFromScalar(d, compressed),
   pointAdd: (p, q, compressed = true) => wasm.pointAdd(p, q, compressed),
+  pointAddScalar: (p, tweak, compressed = true) => wasm.pointAddScalar(p, tweak, compressed),
   pointMultiply: (p, tweak, compressed = true) => wasm.pointMultiply(p, tweak, compressed),
   xOnlyPointFromScalar: (d) => wasm.xOnlyPointFromScalar(d),
   xOnlyPointAddTweak: (x, tweak) => wasm.xOnlyPointAddTweak(x, tweak),
@@ -184,6 +192,7 @@ export const ecc: Secp256k1Ops = {
   isXOnlyPoint: (x) => current.isXOnlyPoint(x),
   pointFromScalar: (d, c) => current.pointFromScalar(d, c),
   pointAdd: (p, q, c) => current.pointAdd(p, q, c),
+  pointAddScalar: (p, t, c) => current.pointAddScalar(p, t, c),
   pointMultiply: (p, t, c) => current.pointMultiply(p, t, c),
   xOnlyPointFromScalar: (d) => current.xOnlyPointFromScalar(d),
   xOnlyPointAddTweak: (x, t) => current.xOnlyPointAddTweak(x, t),

@@ -10,15 +10,14 @@
  * keys.vtxoKey(0).publicKey;   // 33-byte compressed key of m/350'/0'/0
  * ```
  */
-import { BIP32Factory, type BIP32Interface } from "bip32";
-import * as ecc from "tiny-secp256k1";
+import type { BIP32Interface } from "bip32";
+import { bip32 } from "./bip32-factory.js";
 import * as bip39 from "bip39";
 import { ProtocolError } from "./errors.js";
 import { toHex } from "./encoding.js";
 import { hash160 } from "./hashes.js";
 import { isMainnet, type Network } from "./network.js";
 
-const bip32 = BIP32Factory(ecc);
 
 /** A derived secp256k1 key pair with its derivation path. */
 export interface DerivedKey {

@@ -102,6 +102,20 @@ describe("secp256k1 operations: the native addon and tiny-secp256k1 (WASM) agree
     expect(on(impls[impls.length - 1]!, () => ecc.pointAdd(points[0]!, neg))).to.equal(null);
   });
 
+  it("pointAddScalar: random, 0 (the point itself), n − 1; P + t·G at infinity is null; a tweak ≥ n or a bad point throws", () => {
+    const tweaks = [...Array.from({ length: 8 }, scalar), bigIntTo32(0n), bigIntTo32(1n), bigIntTo32(N - 1n), bigIntTo32(N), bigIntTo32(N + 5n)];
+    const cases: ((o: Secp256k1Ops) => unknown)[] = [];
+    for (const [i, t] of tweaks.entries()) cases.push((o) => o.pointAddScalar(points[i]!, t, true), (o) => o.pointAddScalar(uncompressed[i % 6]!, t, false));
+    // P = d·G, tweak n − d: the sum is the point at infinity
+    const d = bytesToBigInt(scalar());
+    const p = on("wasm", () => ecc.pointFromScalar(bigIntTo32(d), true)!);
+    cases.push((o) => o.pointAddScalar(p, bigIntTo32(N - d)));
+    for (const bad of badPoints) cases.push((o) => o.pointAddScalar(bad, tweaks[0]!));
+    // answered: 11 in-range tweaks in both encodings, the sum at infinity (null), the hybrid point with the right parity
+    expect(agree("pointAddScalar", cases)).to.equal(2 * 11 + 2);
+    for (const impl of impls) expect(on(impl, () => ecc.pointAddScalar(p, bigIntTo32(N - d))), impl).to.equal(null);
+  });
+
   it("pointMultiply: random, 1, n − 1; a zero tweak is null; a tweak ≥ n or a bad point throws", () => {
     const tweaks = [...Array.from({ length: 8 }, scalar), bigIntTo32(1n), bigIntTo32(N - 1n), bigIntTo32(0n), bigIntTo32(N), bigIntTo32(N + 5n)];
     const cases: ((o: Secp256k1Ops) => unknown)[] = [];

@@ -1,8 +1,6 @@
-import { BIP32Factory, type BIP32Interface } from "bip32";
+import type { BIP32Interface } from "bip32";
 import * as bip39 from "bip39";
-import * as ecc from "tiny-secp256k1";
-
-const bip32 = BIP32Factory(ecc);
+import { bip32 } from "@tender/ark-protocol";
 
 /** Path of bark's "bark node" key: the wallet fingerprint is its BIP-32 identifier, not the master's. */
 export const WALLET_NODE_PATH = "m/350'";
