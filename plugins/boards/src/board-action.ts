@@ -9,6 +9,7 @@
  * | `broadcast` | chain | broadcasts the funding tx (a refusal, or an outage before any broadcast could leave, fails the board; any other outage leaves it pending) | `confirming` |
  * | `confirming` | chain | waits for the server's confirmations; re-broadcasts a dropped funding tx; fails on a confirmed double spend or an exited VTXO | `register` |
  * | `register` | server | `RegisterBoardVtxo`; VTXO spendable, its id backed up in the recovery mailbox, movement successful | done |
+ * | `exiting` | exits rail | when the server has not registered the board by `vtxo_refresh_expiry_threshold` blocks before its expiry, the board VTXO was handed to the exits rail (its exit tx was co-signed before the funding went out); waits for the exit chain to confirm, then the board ends failed (the exit carries the money on chain); a canceled exit goes back to `register` | failed |
  *
  * Every step can run twice after a crash: keys and funding are re-made only when their step did
  * not finish (nothing was sent yet), the movement is looked up by its anchor before it is
@@ -32,6 +33,7 @@ export interface BoardTiming {
 type Outcome = StepOutcome<BoardState>;
 
 const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+const EXITED = "the board VTXO was exited";
 
 /** The funding inputs of every other unfinished board, so two boards never pick the same coin. */
 export type ReservedCoins = (exceptActionId: string) => Promise<Set<string>>;
@@ -69,6 +71,9 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
   const { server, keys, vtxos, wallet, chain, movements } = ports;
 
   /** Ends board `id` as failed; the log line names it by its action id and its funding tx, if it has one yet. */
+  /** Ends a board whose VTXO was exited: it will never be registered; the exit owns the VTXO (not marked spent). */
+  const exitedBoard = (s: BoardState): Outcome => ({ failed: EXITED, state: { ...s, failure: EXITED } });
+
   const fail = async (id: string, s: BoardState, reason: string): Promise<Outcome> => {
     if (s.vtxoId !== undefined) await vtxos.markSpent(s.vtxoId);
     logger.warn(`board ${id} (${s.fundingTxid !== undefined ? `funding tx ${s.fundingTxid}` : "no funding tx yet"}) failed: ${reason}`);
@@ -193,10 +198,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
 
   const confirming: ActionStep<BoardState> = async (s, { id }) => {
     const txid = need(s.fundingTxid, "fundingTxid");
-    if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) {
-      // Exiting unilaterally: the board will never be registered; the exit owns the VTXO now.
-      return { failed: "the board VTXO was exited", state: { ...s, failure: "the board VTXO was exited" } };
-    }
+    if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) return exitedBoard(s);
     const status = await chain.txStatus(txid);
     if (status?.confirmed) {
       const info = await server.info();
@@ -223,13 +225,34 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { waitMs: timing.pollMs };
   };
 
-  const register: ActionStep<BoardState> = async (s) => {
+  /** The tip when an unregistered board must be exited rather than registration retried, else `undefined`. */
+  const exitDueAt = async (s: BoardState): Promise<number | undefined> => {
+    const threshold = await ports.exits?.threshold();
+    if (threshold === undefined) return undefined;
+    const tip = await chain.tipHeight();
+    return tip + threshold >= need(s.expiryHeight, "expiryHeight") ? tip : undefined;
+  };
+
+  const register: ActionStep<BoardState> = async (s, { id }) => {
+    if (await vtxos.isExited(need(s.vtxoId, "vtxoId"))) return exitedBoard(s);
     const status = await chain.txStatus(need(s.fundingTxid, "fundingTxid"));
     if (!status?.confirmed) return { next: "confirming", state: s };
     try {
       await server.registerBoardVtxo(fromHex(need(s.vtxoHex, "vtxoHex")));
     } catch (e) {
-      // The funds are on-chain in the board output: never give up, retry on later drives.
+      // The funds are on-chain in the board output: never give up. Near the expiry, the server's
+      // expiry clause could take the output: the board's own exit goes out instead.
+      const dueAt = await exitDueAt(s).catch(() => undefined);
+      if (dueAt !== undefined && ports.exits) {
+        try {
+          await ports.exits.start(need(s.vtxoId, "vtxoId"), id);
+        } catch (startError) {
+          logger.warn(`board ${s.vtxoId}: the server has not registered it and its expiry at height ${s.expiryHeight} is near, but its exit could not start, will retry: ${errorText(startError)}`);
+          return { waitMs: timing.pollMs };
+        }
+        logger.warn(`board ${s.vtxoId}: the server has not registered it (${errorText(e)}) and it expires at height ${s.expiryHeight} (tip ${dueAt}): exiting it on chain`);
+        return { next: "exiting", state: { ...s, exitStartedAt: dueAt } };
+      }
       logger.warn(`board ${s.vtxoId} registration failed, will retry: ${errorText(e)}`);
       return { waitMs: timing.pollMs };
     }
@@ -238,7 +261,26 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
     return { done: true, state: s };
   };
 
-  const steps = { fund, cosign, record, broadcast, confirming, register };
+  const exiting: ActionStep<BoardState> = async (s, { id }) => {
+    const vtxoId = need(s.vtxoId, "vtxoId");
+    if (await vtxos.isExited(vtxoId)) return exitedBoard(s);
+    const outcome = ports.exits ? await ports.exits.outcome(vtxoId) : "none";
+    switch (outcome) {
+      case "claimed":
+        return exitedBoard(s);
+      case "spent-elsewhere":
+        return fail(id, s, "the board output was spent by the Ark server's expiry clause before the board's exit confirmed");
+      case "canceled":
+      case "none":
+        // the user canceled the exit (or no exits rail is loaded any more): ask the server again
+        logger.warn(`board ${vtxoId}: its exit was canceled; asking the Ark server to register it again`);
+        return { next: "register", state: { ...s, exitStartedAt: undefined } };
+      default:
+        return { waitMs: timing.pollMs };
+    }
+  };
+
+  const steps = { fund, cosign, record, broadcast, confirming, register, exiting };
   return {
     kind: BOARD_ACTION_KIND,
     firstStep: "fund",

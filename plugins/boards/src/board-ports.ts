@@ -6,6 +6,7 @@
  */
 import type { BoardFeeParams, Vtxo } from "@tender/ark-protocol";
 import type { OutputSpend, TxStatus } from "@tender/core";
+import type { HeldExitOutcome } from "@tender/plugin-ark";
 
 /** The `ArkInfo` fields a board depends on. */
 export interface BoardServerInfo {
@@ -121,4 +122,24 @@ export interface BoardPorts {
   readonly wallet: BoardFunding;
   readonly chain: BoardChain;
   readonly movements: BoardMovements;
+  /** The exits rail's hand-over (absent in set-ups without one: registration is then retried to the end). */
+  readonly exits?: BoardExits;
+}
+
+/**
+ * The exits rail, for a board the Ark server has not registered while its expiry draws near: the
+ * server's expiry clause could then take the funding output, so the board VTXO's own exit goes
+ * out instead (its exit transaction was co-signed before the funding was broadcast).
+ */
+export interface BoardExits {
+  /**
+   * Blocks before a board's expiry from which an unregistered board is exited instead of asking
+   * the server again (the wallet's `vtxo_refresh_expiry_threshold`); `undefined` when no exits
+   * rail is loaded.
+   */
+  threshold(): Promise<number | undefined>;
+  /** Starts the exit of the board VTXO held by board action `actionId` (idempotent). */
+  start(vtxoId: string, actionId: string): Promise<void>;
+  /** How far that exit got (`none` when no exits rail is loaded). */
+  outcome(vtxoId: string): Promise<HeldExitOutcome>;
 }

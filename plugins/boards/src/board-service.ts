@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { ActionEngine, ActionStatus } from "@tender/core";
 import { UnsentBoards } from "./board-action.js";
 import { checkBoardAmount } from "./board-amounts.js";
-import type { BoardServer } from "./board-ports.js";
+import type { BoardServer, BoardVtxoStore } from "./board-ports.js";
 import { BOARD_ACTION_KIND, isPendingBoard, need, type BoardState } from "./board-state.js";
 import { BoardRefusedError } from "./errors.js";
 
@@ -24,6 +24,7 @@ export class BoardService {
     private readonly engine: ActionEngine,
     private readonly server: BoardServer,
     private readonly unsent = new UnsentBoards(),
+    private readonly vtxos?: Pick<BoardVtxoStore, "isExited">,
   ) {}
 
   /**
@@ -55,12 +56,12 @@ export class BoardService {
 
   /** Boards not yet registered with the server, oldest first (by movement id, which follows creation). */
   async pending(): Promise<PendingBoardInfo[]> {
-    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).map((a) => pendingInfo(a.state)).sort((a, b) => a.movement_id - b.movement_id);
+    return (await this.pendingBoards()).map((a) => pendingInfo(a.state)).sort((a, b) => a.movement_id - b.movement_id);
   }
 
   /** Sum of the pending boards' VTXO values (`pending_board_sat` of the balance). */
   async pendingBoardSat(): Promise<bigint> {
-    return (await this.unfinished()).filter((a) => isPendingBoard(a.step, a.state)).reduce((t, a) => t + BigInt(need(a.state.vtxoSat, "vtxoSat")), 0n);
+    return (await this.pendingBoards()).reduce((t, a) => t + BigInt(need(a.state.vtxoSat, "vtxoSat")), 0n);
   }
 
   /** Drives every unfinished board once now (the wallet's sync); one board's error does not stop the others. */
@@ -73,6 +74,17 @@ export class BoardService {
     const coins = new Set<string>();
     for (const a of await this.unfinished()) if (a.id !== exceptId) for (const c of a.state.fundingInputs ?? []) coins.add(c);
     return coins;
+  }
+
+  /** Unfinished boards that are pending: an exiting one only until its VTXO is exited (the exits rail counts it then, once). */
+  private async pendingBoards(): Promise<ActionStatus<BoardState>[]> {
+    const out: ActionStatus<BoardState>[] = [];
+    for (const a of await this.unfinished()) {
+      if (!isPendingBoard(a.step, a.state)) continue;
+      if (a.step === "exiting" && this.vtxos && (await this.vtxos.isExited(need(a.state.vtxoId, "vtxoId")))) continue;
+      out.push(a);
+    }
+    return out;
   }
 
   private unfinished(): Promise<ActionStatus<BoardState>[]> {

@@ -30,6 +30,9 @@ export interface BoardState {
   // ---- after `record`: the movement (the VTXO is stored locked)
   movementId?: number;
 
+  // ---- after `register` handed the VTXO to the exits rail: the tip then
+  exitStartedAt?: number;
+
   /** Why the board failed, for logs and the HTTP answer. */
   failure?: string;
 }
@@ -38,7 +41,7 @@ export interface BoardState {
 export const BOARD_ACTION_KIND = "boards.board";
 
 /** Step names, in order. */
-export const BOARD_STEPS = ["fund", "cosign", "record", "broadcast", "confirming", "register"] as const;
+export const BOARD_STEPS = ["fund", "cosign", "record", "broadcast", "confirming", "register", "exiting"] as const;
 export type BoardStepName = (typeof BOARD_STEPS)[number];
 
 /** A field that a previous step must have set (a missing one is a bug or a corrupted row). */
@@ -47,7 +50,11 @@ export function need<T>(value: T | undefined, name: string): T {
   return value;
 }
 
-/** The steps whose state is visible as a pending board (VTXO stored, movement recorded). */
+/**
+ * The steps whose state is visible as a pending board (VTXO stored, movement recorded). A board in
+ * `exiting` stays one until its VTXO is exited (the board service checks that): from then on the
+ * exits rail counts the VTXO (`pending_exit_sat`) until its claim.
+ */
 export function isPendingBoard(step: string, s: BoardState): boolean {
-  return (step === "broadcast" || step === "confirming" || step === "register") && s.movementId !== undefined && s.vtxoId !== undefined;
+  return (step === "broadcast" || step === "confirming" || step === "register" || step === "exiting") && s.movementId !== undefined && s.vtxoId !== undefined;
 }

@@ -1,7 +1,7 @@
 import { ActionEngine, ChainSourceService, WalletSession, definePlugin } from "@tender/core";
-import { ArkConnectionService, ArkKeysService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
+import { ArkConnectionService, ArkKeysService, HeldVtxoExitsService, VtxoLocksService, VtxoStoreService } from "@tender/plugin-ark";
 import { FeeEstimatorsService } from "@tender/plugin-fees";
-import { BalanceContributorsService } from "@tender/plugin-wallet";
+import { BalanceContributorsService, WalletSettingsService } from "@tender/plugin-wallet";
 import { MovementStoreToken } from "@tender/plugin-history";
 import { OnchainWalletService } from "@tender/plugin-onchain";
 import type { InjectionToken } from "tsyringe";
@@ -10,7 +10,7 @@ import type { BoardPorts } from "./board-ports.js";
 import { splitBoard } from "./board-amounts.js";
 import { boardRoutes } from "./board-routes.js";
 import { BoardService } from "./board-service.js";
-import { arkBoardKeys, arkBoardServer, arkBoardVtxos } from "./wiring/ark-services.js";
+import { arkBoardKeys, arkBoardServer, arkBoardVtxos, heldBoardExits } from "./wiring/ark-services.js";
 import { sourceBoardChain } from "./wiring/chain.js";
 import { onchainBoardFunding } from "./wiring/board-funding.js";
 import { historyBoardMovements } from "./wiring/movements.js";
@@ -35,7 +35,7 @@ export const boardsPlugin = definePlugin({
   name: "boards",
   version: "0.1.0",
   dependencies: ["wallet", "history", "ark"],
-  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService, ArkConnectionService, ArkKeysService, VtxoStoreService, VtxoLocksService],
+  consumes: [BalanceContributorsService, ChainSourceService, OnchainWalletService, ArkConnectionService, ArkKeysService, VtxoStoreService, VtxoLocksService, HeldVtxoExitsService, WalletSettingsService],
   optional: [FeeEstimatorsService],
   register(ctx) {
     const settings = ctx.pluginConfig as BoardsPluginConfig;
@@ -50,10 +50,11 @@ export const boardsPlugin = definePlugin({
       wallet: onchainBoardFunding(ctx.walletService(OnchainWalletService)),
       chain: sourceBoardChain(ctx.walletService(ChainSourceService)),
       movements: historyBoardMovements(c.resolve(MovementStoreToken)),
+      exits: heldBoardExits(ctx.get(HeldVtxoExitsService), ctx.walletService(WalletSettingsService)),
     };
     const engine = c.resolve(ActionEngine);
     const unsent = new UnsentBoards();
-    const service = new BoardService(engine, ports.server, unsent);
+    const service = new BoardService(engine, ports.server, unsent, ports.vtxos);
     engine.define(boardAction(ports, (id) => service.reservedCoins(id), ctx.logger, { pollMs }, unsent));
     c.registerInstance(BoardServiceToken, service);
     ctx.get(BalanceContributorsService).contribute("pending_board_sat", ctx.name, () => service.pendingBoardSat());

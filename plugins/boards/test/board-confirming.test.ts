@@ -1,7 +1,7 @@
 import { expect } from "chai";
 import type { ActionDefinition } from "@tender/core";
 import { boardAction } from "../src/board-action.js";
-import type { BoardState } from "../src/board-state.js";
+import { isPendingBoard, type BoardState } from "../src/board-state.js";
 import { FakeWorld, INFO, endLikeEngine, silentLogger } from "./fakes.js";
 
 type Def = ActionDefinition<BoardState>;
@@ -89,6 +89,74 @@ describe("board confirmation and registration (the server's confirmations, regis
     expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spendable");
     expect(world.movements.get(s.movementId!)!.status).to.equal("successful");
     expect(world.backedUp, "registered id backed up in the recovery mailbox, once").to.deep.equal([s.vtxoId]);
+  });
+
+  describe("a board the server has not registered as its expiry draws near", () => {
+    const exiting = async () => endLikeEngine(def, ID, await def.steps.exiting!(s, { id: ID }));
+    /** The funding confirmed, registration refused, and the tip `blocksLeft` blocks before the board's expiry. */
+    const nearExpiry = (blocksLeft: number) => {
+      world.confirm(s.fundingTxid!, world.tip - 1);
+      world.registerFails = true;
+      world.tip = s.expiryHeight! - blocksLeft;
+    };
+
+    it("register: is retried while the tip is more than the refresh threshold before the expiry", async () => {
+      nearExpiry(world.exitThreshold + 1);
+      expect(await register()).to.deep.equal({ waitMs: 50 });
+      expect(world.exitsStarted).to.deep.equal([]);
+    });
+
+    it("register: at the threshold the board VTXO goes to the exits rail, held by the board, which then waits in `exiting` (still a pending board until the exit chain confirms)", async () => {
+      nearExpiry(world.exitThreshold);
+      const out = await register();
+      expect(out).to.deep.include({ next: "exiting" });
+      expect((out as { state: BoardState }).state.exitStartedAt).to.equal(world.tip);
+      expect(world.exitsStarted).to.deep.equal([{ vtxoId: s.vtxoId, holder: ID }]);
+      expect(isPendingBoard("exiting", (out as { state: BoardState }).state)).to.equal(true);
+      s = (out as { state: BoardState }).state;
+      // the exit chain is on its way: the board waits, its movement pending, its VTXO held
+      expect(await exiting()).to.deep.equal({ waitMs: 50 });
+      expect(world.movements.get(s.movementId!)!.status).to.equal("pending");
+      expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("locked");
+      // the exit chain confirmed (the exits rail marks the VTXO exited): the board ends failed, the exit keeps the VTXO
+      world.vtxos.get(s.vtxoId!)!.state = "exited";
+      expect(await exiting()).to.have.property("failed", "the board VTXO was exited");
+      expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
+      expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("exited");
+      expect(world.calls.register).to.have.length(1);
+    });
+
+    it("register: without an exits rail, or when the exit cannot start, registration is retried", async () => {
+      nearExpiry(1);
+      world.exitsLoaded = false;
+      expect(await register()).to.deep.equal({ waitMs: 50 });
+      world.exitsLoaded = true;
+      world.exitStartFails = true;
+      expect(await register()).to.deep.equal({ waitMs: 50 });
+      expect(world.exitsStarted).to.deep.equal([]);
+      world.exitStartFails = false;
+      expect(await register()).to.deep.include({ next: "exiting" });
+    });
+
+    it("exiting: a canceled exit sends the board back to registration; the server's expiry spend fails it with the VTXO spent", async () => {
+      nearExpiry(2);
+      s = ((await register()) as { state: BoardState }).state;
+      world.exitOutcome = "canceled";
+      const back = await exiting();
+      expect(back).to.deep.include({ next: "register" });
+      expect((back as { state: BoardState }).state.exitStartedAt).to.equal(undefined);
+      world.exitOutcome = "spent-elsewhere";
+      const lost = await exiting();
+      expect(lost).to.have.property("failed").that.contains("expiry clause");
+      expect(world.movements.get(s.movementId!)!.status).to.equal("failed");
+      expect(world.vtxos.get(s.vtxoId!)!.state).to.equal("spent");
+    });
+
+    it("register: a board whose VTXO an exit already holds ends as exited without asking the server", async () => {
+      world.vtxos.get(s.vtxoId!)!.state = "exited";
+      expect(await register()).to.have.property("failed", "the board VTXO was exited");
+      expect(world.calls.register).to.deep.equal([]);
+    });
   });
 
   it("register: goes back to confirming when the funding tx is no longer confirmed (reorg)", async () => {

@@ -7,6 +7,7 @@ import { ChainSourceRejectedError, type Logger, type OutputSpend, type TxStatus 
 import {
   boardFee, buildBoardExit, decodeTx, encodeTx, fromHex, musigRespondCosign, pubkeyFromSecret, reverseBytes, toHex, txidHex, vtxoIdString, type Transaction, type Vtxo,
 } from "@tender/ark-protocol";
+import type { HeldExitOutcome } from "@tender/plugin-ark";
 import type { BoardCosignCall, BoardPorts, BoardServerInfo, FundingTx } from "../src/board-ports.js";
 import { BoardRefusedError } from "../src/errors.js";
 
@@ -44,6 +45,12 @@ export class FakeWorld {
   cosignBehaviour: "sign" | "refuse" | "bad-signature" = "sign";
   registerFails = false;
   broadcastRefusal: string | undefined;
+  /** The exits rail: loaded (with the wallet's refresh threshold), what it was asked, and how far its exits got. */
+  exitsLoaded = true;
+  exitThreshold = 12;
+  exitStartFails = false;
+  exitOutcome: HeldExitOutcome = "in-progress";
+  readonly exitsStarted: { vtxoId: string; holder: string }[] = [];
   private keyIndex = 0;
 
   readonly ports: BoardPorts = {
@@ -124,6 +131,14 @@ export class FakeWorld {
         if (this.broadcastRefusal) throw new ChainSourceRejectedError("fake", this.broadcastRefusal);
         this.statuses.set(txidHex(decodeTx(fromHex(hex))), { confirmed: false });
       },
+    },
+    exits: {
+      threshold: async () => (this.exitsLoaded ? this.exitThreshold : undefined),
+      start: async (vtxoId, holder) => {
+        if (!this.exitsLoaded || this.exitStartFails) throw new Error("the exits rail could not read the chain tip");
+        if (!this.exitsStarted.some((e) => e.vtxoId === vtxoId)) this.exitsStarted.push({ vtxoId, holder });
+      },
+      outcome: async (vtxoId) => (this.exitsLoaded && this.exitsStarted.some((e) => e.vtxoId === vtxoId) ? this.exitOutcome : "none"),
     },
     movements: {
       findByAnchor: async (anchor) => [...this.movements].find(([, m]) => m.anchor === anchor)?.[0],

@@ -22,6 +22,7 @@ import {
 } from "@tender/ark-protocol";
 import { heightFromNumber, musigNonceFromBytes, outpointFromBytes, pubkeyFromBytes, txFromBytes, vtxoFromBytes } from "./request-decoding.js";
 import { BadUserInputError, NotFoundError } from "./server-errors.js";
+import { refuseIfListed } from "./refused-calls.js";
 import type { ServerContext } from "./server-context.js";
 import { MAX_BOARD_FUNDING_INPUTS } from "@tender/ark-protocol";
 
@@ -102,6 +103,7 @@ export class BoardService {
   /** `RegisterBoardVtxo` (idempotent): funding confirmed and unspent, VTXO valid and ours. */
   async registerBoardVtxo(bytes: Uint8Array | undefined): Promise<void> {
     const { config, keys, chain, store } = this.ctx;
+    refuseIfListed(config, "RegisterBoardVtxo");
     const vtxo = vtxoFromBytes(bytes);
     const id = vtxoIdString(vtxo);
     const fundingTxid = txidText(vtxo.anchorPoint.txid);

@@ -1,13 +1,13 @@
 /**
  * Calls the devnet's controls make the server refuse (`refused_calls`), as a misbehaving Ark
- * server would: a wallet's HTLC revocation or its Lightning receive claim answered with an
- * error (gRPC INTERNAL) whatever the request. Tests use it to drive a wallet into the unilateral
- * exit of its HTLC VTXOs.
+ * server would: a wallet's HTLC revocation, its Lightning receive claim or its board's
+ * registration answered with an error (gRPC INTERNAL) whatever the request. Tests use it to drive
+ * a wallet into the unilateral exit of its HTLC VTXOs or of a board the server never registered.
  */
 import type { ArkServerConfig } from "./server-config.js";
 
 /** The calls that can be refused. */
-export const REFUSABLE_CALLS = ["RequestLightningPayHtlcRevocation", "ClaimLightningReceive"] as const;
+export const REFUSABLE_CALLS = ["RequestLightningPayHtlcRevocation", "ClaimLightningReceive", "RegisterBoardVtxo"] as const;
 export type RefusableCall = (typeof REFUSABLE_CALLS)[number];
 
 /** The refusal of a call listed in `refused_calls`. */

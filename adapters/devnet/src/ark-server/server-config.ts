@@ -9,6 +9,7 @@
  */
 import { captaindDefaultFeeSchedule, validateFeeSchedule, type FeeSchedule } from "@tender/ark-protocol";
 import { TEST_RECEIVE_SETTINGS, type LightningReceiveSettings } from "./lightning/receive-settings.js";
+import type { RefusableCall } from "./refused-calls.js";
 
 /** Everything that changes the server's rules. Heights and deltas are blocks. */
 export interface ArkServerConfig {
@@ -55,7 +56,7 @@ export interface ArkServerConfig {
   /** A file listing more blocked addresses, one per line (`#` comments), read on every check. */
   readonly bitcoinAddressBlocklistFile?: string;
   /** gRPC calls answered with an error whatever the request (`refused_calls`, devnet controls only). */
-  readonly refusedCalls?: readonly ("RequestLightningPayHtlcRevocation" | "ClaimLightningReceive")[];
+  readonly refusedCalls?: readonly RefusableCall[];
   readonly maxReadMailboxItems: number;
   /** "regular" fee-rate fallback in sat/vB when the chain has no estimate. */
   readonly regularFeeRateSatPerVb: number;

@@ -4,10 +4,11 @@
  * the wallet loads), so a board resumed at wallet load finds them ready.
  */
 import type { WalletService } from "@tender/core";
+import type { WalletSettings } from "@tender/plugin-wallet";
 import { encodeOutPoint, parseOutPoint, toHex, type Vtxo } from "@tender/ark-protocol";
 import type { ArkServer } from "@tender/ark-protocol/server";
-import { mailboxAuthorization, type ArkKeys, type VtxoLocks, type VtxoStore } from "@tender/plugin-ark";
-import type { BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
+import { mailboxAuthorization, type ArkKeys, type HeldVtxoExits, type VtxoLocks, type VtxoStore } from "@tender/plugin-ark";
+import type { BoardExits, BoardKeys, BoardServer, BoardVtxoStore } from "../board-ports.js";
 
 /** Validity of the recovery mailbox authorization, as the Ark rail uses it. */
 const RECOVERY_AUTH_SECS = 60;
@@ -76,6 +77,26 @@ export function arkBoardVtxos(store: VtxoStore, locks: VtxoLocks): BoardVtxoStor
     },
     async isExited(vtxoId) {
       return (await store.get(vtxoId))?.state === "exited";
+    },
+  };
+}
+
+/**
+ * {@link BoardExits} over the Ark rail's extension point for exits of held VTXOs (the exits rail
+ * registers its handler there when it is loaded) and the wallet's refresh threshold.
+ */
+export function heldBoardExits(held: HeldVtxoExits, settings: WalletService<WalletSettings>): BoardExits {
+  return {
+    async threshold() {
+      return held.handler ? (await settings.get()).vtxo_refresh_expiry_threshold : undefined;
+    },
+    async start(vtxoId, actionId) {
+      const handler = held.handler;
+      if (!handler) throw new Error("no exits rail is loaded to exit the board");
+      await handler.exitHeld({ vtxoIds: [vtxoId], holder: actionId });
+    },
+    async outcome(vtxoId) {
+      return held.handler ? held.handler.outcome(vtxoId) : "none";
     },
   };
 }
