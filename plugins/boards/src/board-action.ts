@@ -70,10 +70,10 @@ export class UnsentBoards {
 export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: Logger, timing: BoardTiming, unsent = new UnsentBoards()): ActionDefinition<BoardState> {
   const { server, keys, vtxos, wallet, chain, movements } = ports;
 
-  /** Ends board `id` as failed; the log line names it by its action id and its funding tx, if it has one yet. */
   /** Ends a board whose VTXO was exited: it will never be registered; the exit owns the VTXO (not marked spent). */
   const exitedBoard = (s: BoardState): Outcome => ({ failed: EXITED, state: { ...s, failure: EXITED } });
 
+  /** Ends board `id` as failed; the log line names it by its action id and its funding tx, if it has one yet. */
   const fail = async (id: string, s: BoardState, reason: string): Promise<Outcome> => {
     if (s.vtxoId !== undefined) await vtxos.markSpent(s.vtxoId);
     logger.warn(`board ${id} (${s.fundingTxid !== undefined ? `funding tx ${s.fundingTxid}` : "no funding tx yet"}) failed: ${reason}`);
@@ -273,7 +273,7 @@ export function boardAction(ports: BoardPorts, reserved: ReservedCoins, logger: 
       case "canceled":
       case "none":
         // the user canceled the exit (or no exits rail is loaded any more): ask the server again
-        logger.warn(`board ${vtxoId}: its exit was canceled; asking the Ark server to register it again`);
+        logger.warn(`board ${vtxoId}: ${outcome === "canceled" ? "its exit was canceled" : "no exit of it is known (no exits rail loaded)"}; asking the Ark server to register it again`);
         return { next: "register", state: { ...s, exitStartedAt: undefined } };
       default:
         return { waitMs: timing.pollMs };
