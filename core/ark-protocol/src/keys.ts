@@ -10,7 +10,7 @@
  * const agg = aggregateXOnly([userPubkey, serverPubkey]); // order does not matter
  * ```
  */
-import { schnorr, secp256k1 } from "@noble/curves/secp256k1.js";
+import { secp256k1 } from "@noble/curves/secp256k1.js";
 import { ecc } from "./secp256k1-ops.js";
 import { ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes, toHex } from "./encoding.js";
@@ -77,9 +77,14 @@ function checkPubkey(pubkey: Uint8Array): void {
   if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw new ProtocolDecodeError("invalid public key encoding");
   }
-  const key = toHex(pubkey);
+  checkRemembered(pubkey, (p) => ecc.isPoint(p), "invalid public key: not on the curve");
+}
+
+/** Throws {@link ProtocolDecodeError} `message` unless `bytes` were found valid before or `valid` says so now (then they are remembered). */
+function checkRemembered(bytes: Uint8Array, valid: (b: Uint8Array) => boolean, message: string): void {
+  const key = toHex(bytes);
   if (validKeys.has(key) || pointCache.has(key)) return;
-  if (!ecc.isPoint(pubkey)) throw new ProtocolDecodeError("invalid public key: not on the curve");
+  if (!valid(bytes)) throw new ProtocolDecodeError(message);
   if (validKeys.size >= POINT_CACHE_MAX) validKeys.clear();
   validKeys.add(key);
 }
@@ -93,22 +98,8 @@ export function parsePubkey(pubkey: Uint8Array): Uint8Array {
 /** Validates a 32-byte x-only key (must be the x coordinate of a curve point) and returns it. */
 export function parseXOnly(xonly: Uint8Array): Uint8Array {
   if (xonly.length !== 32) throw new ProtocolDecodeError("x-only key must be 32 bytes");
-  const key = toHex(xonly);
-  if (validKeys.has(key)) return xonly;
-  if (!ecc.isXOnlyPoint(xonly)) throw new ProtocolDecodeError("invalid x-only key");
-  if (validKeys.size >= POINT_CACHE_MAX) validKeys.clear();
-  validKeys.add(key);
+  checkRemembered(xonly, (x) => ecc.isXOnlyPoint(x), "invalid x-only key");
   return xonly;
-}
-
-/** The even-y point of an x-only key (BIP-340 `lift_x`). */
-export function xOnlyToPoint(xonly: Uint8Array): Point {
-  if (xonly.length !== 32) throw new ProtocolDecodeError("x-only key must be 32 bytes");
-  try {
-    return schnorr.utils.lift_x(bytesToBigInt(xonly));
-  } catch {
-    throw new ProtocolDecodeError("invalid x-only key");
-  }
 }
 
 /** x-only (32 bytes) form of a compressed pubkey. */

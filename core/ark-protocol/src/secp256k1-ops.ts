@@ -163,7 +163,12 @@ const wasmOps: Secp256k1Ops = {
 };
 
 const implementations: Partial<Record<Secp256k1Implementation, Secp256k1Ops>> = { wasm: wasmOps, ...(addon ? { native: nativeOps(addon) } : {}) };
-let current: Secp256k1Ops = implementations.native ?? wasmOps;
+
+/**
+ * The operations of the selected implementation: one object whose methods {@link useSecp256k1}
+ * replaces, so callers keep this reference and each call goes straight to the implementation.
+ */
+export const ecc: Secp256k1Ops = { ...(implementations.native ?? wasmOps) };
 let currentName: Secp256k1Implementation = addon ? "native" : "wasm";
 
 /** Which implementation runs the operations. */
@@ -181,23 +186,7 @@ export function useSecp256k1(name: Secp256k1Implementation): Secp256k1Implementa
   const ops = implementations[name];
   if (!ops) throw new Error(`the ${name} secp256k1 implementation is not available here`);
   const prev = currentName;
-  current = ops;
+  Object.assign(ecc, ops);
   currentName = name;
   return prev;
 }
-
-/** The operations of the selected implementation. */
-export const ecc: Secp256k1Ops = {
-  isPoint: (p) => current.isPoint(p),
-  isXOnlyPoint: (x) => current.isXOnlyPoint(x),
-  pointFromScalar: (d, c) => current.pointFromScalar(d, c),
-  pointAdd: (p, q, c) => current.pointAdd(p, q, c),
-  pointAddScalar: (p, t, c) => current.pointAddScalar(p, t, c),
-  pointMultiply: (p, t, c) => current.pointMultiply(p, t, c),
-  xOnlyPointFromScalar: (d) => current.xOnlyPointFromScalar(d),
-  xOnlyPointAddTweak: (x, t) => current.xOnlyPointAddTweak(x, t),
-  verifySchnorr: (m, x, s) => current.verifySchnorr(m, x, s),
-  signSchnorr: (m, d, a) => current.signSchnorr(m, d, a),
-  privateAdd: (d, t) => current.privateAdd(d, t),
-  privateNegate: (d) => current.privateNegate(d),
-};

@@ -18,7 +18,6 @@ import { toHex } from "./encoding.js";
 import { hash160 } from "./hashes.js";
 import { isMainnet, type Network } from "./network.js";
 
-
 /** A derived secp256k1 key pair with its derivation path. */
 export interface DerivedKey {
   readonly path: string;

@@ -47,13 +47,22 @@ function on<T>(impl: Secp256k1Implementation, f: () => T): T {
 describe("secp256k1 operations: the native addon and tiny-secp256k1 (WASM) agree", () => {
   const impls = secp256k1Implementations();
 
-  it("the native addon loads on this platform and is the default", function () {
+  it("the native addon loads on this platform and is the default; TENDER_SECP256K1=wasm leaves it out", function () {
+    if (process.env.TENDER_SECP256K1 === "wasm") {
+      expect(impls).to.deep.equal(["wasm"]);
+      expect(secp256k1Implementation()).to.equal("wasm");
+      return;
+    }
     if (process.platform !== "linux" || process.arch !== "x64") {
       console.log(`    native addon check skipped on ${process.platform}-${process.arch} (prebuilt for linux-x64 here)`);
       this.skip();
     }
     expect(impls).to.include("native");
     expect(secp256k1Implementation()).to.equal("native");
+    // selecting one swaps its operations into `ecc` (else every comparison below compares one build with itself)
+    const ops = impls.map((impl) => on(impl, () => ecc.pointAdd));
+    expect(new Set(ops).size).to.equal(impls.length);
+    expect(ecc.pointAdd).to.equal(ops[impls.indexOf("native")]);
   });
 
   /** Every case gives the same outcome on every implementation; answers how many did not throw. */
