@@ -21,6 +21,7 @@ export * from "./scheduler/scheduler.js";
 export * from "./persistence/migration.js";
 export { Database, type DatabaseLocation, type DatabaseModel } from "./persistence/database.js";
 export { DatabaseClosedError } from "./persistence/pool-close-guard.js";
+export { DurabilityError, WalSync, fsyncFile, type FileSync } from "./persistence/wal-sync.js";
 export { LeanSql, sqlBool } from "./persistence/lean-sql.js";
 export * from "./http/errors.js";
 export * from "./http/route.js";

@@ -85,17 +85,23 @@ export class RoundsService {
     }
   }
 
-  /** Stores an interactive refresh (inputs locked, movement pending); the round-events task takes it into the next round. */
+  /**
+   * Stores an interactive refresh (inputs locked, movement pending) in one transaction: the
+   * round-events task, which takes every pending participation into the next round, never finds
+   * one whose inputs are not held yet (a send could still spend them) or that has no movement. A
+   * refused lock stores nothing.
+   */
   async createInteractive(r: PreparedRefresh, origin: ParticipationOrigin): Promise<Participation> {
-    const p = await this.store.create({ kind: "interactive", origin, inputs: r.inputs, outputs: r.outputs, feeSat: r.feeSat, inputsLocked: true });
-    try {
-      await this.ports.vtxos.lock(r.inputs, lockOwner(p.id));
-    } catch (e) {
-      await this.store.update(p.id, { status: "failed", inputsLocked: false, error: errorText(e) });
-      throw withContext(STORE_CONTEXT, withContext("failed to lock input VTXOs", e));
-    }
-    const stored = await this.withMovement(p);
-    await this.hooks.track?.(p.id);
+    const stored = await this.ports.transaction(async () => {
+      const p = await this.store.create({ kind: "interactive", origin, inputs: r.inputs, outputs: r.outputs, feeSat: r.feeSat, inputsLocked: true });
+      try {
+        await this.ports.vtxos.lock(r.inputs, lockOwner(p.id));
+      } catch (e) {
+        throw withContext(STORE_CONTEXT, withContext("failed to lock input VTXOs", e));
+      }
+      return this.withMovement(p);
+    });
+    await this.hooks.track?.(stored.id);
     return stored;
   }
 

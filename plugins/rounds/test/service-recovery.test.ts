@@ -2,6 +2,7 @@ import { expect } from "chai";
 import { FEE, ev, rejection, rig, type Rig } from "./fakes.js";
 import type { RoundsService } from "../src/rounds-service.js";
 import { MAX_MAINTENANCE_RESUBMITS } from "../src/interactive-rounds.js";
+import { errorText } from "../src/errors.js";
 
 describe("rounds service over fakes: resuming at wallet load, and maintenance dropping rejected inputs", () => {
   let r: Rig;
@@ -65,6 +66,31 @@ describe("rounds service over fakes: resuming at wallet load, and maintenance dr
       await s.refreshDelegated(inputs);
       await s.reconcile();
       expect(r.vtxos.state(inputs[0]!)).to.equal("spendable");
+    });
+  });
+
+  describe("creating an interactive refresh", () => {
+    it("stores the participation, its inputs' lock and its movement together; a refused lock stores nothing", async () => {
+      const inputs = [r.vtxos.add(50_000n), r.vtxos.add(30_000n)];
+      const prepared = (await s.prepare(inputs))!;
+      await r.vtxos.markSpent([inputs[1]!]);
+      const err = await s.createInteractive(prepared, "explicit").then(() => undefined, (e: unknown) => e);
+      expect(errorText(err)).to.match(/^Failed to store round participation: failed to lock input VTXOs: VTXO .* is not spendable \(spent\)/);
+      expect(await r.store.all(), "no participation row is left behind").to.deep.equal([]);
+      expect(r.movements.size, "no movement").to.equal(0);
+      expect(r.vtxos.state(inputs[0]!), "the other input stays spendable").to.equal("spendable");
+      expect(r.tracked).to.deep.equal([]);
+    });
+
+    it("a failure after the lock (the movement not written) leaves no participation for the round task to take up", async () => {
+      const inputs = [r.vtxos.add(50_000n)];
+      const create = r.ports.movements.create;
+      r.ports.movements.create = async () => { throw new Error("disk full"); };
+      const err = await s.createInteractive((await s.prepare(inputs))!, "explicit").then(() => undefined, (e: unknown) => e);
+      r.ports.movements.create = create;
+      expect(errorText(err)).to.contain("disk full");
+      expect(await r.store.active(), "nothing pending").to.deep.equal([]);
+      expect(r.tracked).to.deep.equal([]);
     });
   });
 

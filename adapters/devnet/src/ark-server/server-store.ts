@@ -8,7 +8,7 @@
  * serialized writer also gives the mailbox its "no higher checkpoint visible before a lower one"
  * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
-import { AsyncLock, Database, defineMigration, type DatabaseLocation, type Logger, type SqlDialect } from "@tender/core";
+import { AsyncLock, Database, defineMigration, type DatabaseLocation, type FileSync, type Logger, type SqlDialect } from "@tender/core";
 import { NativeSqlite } from "./native-sqlite.js";
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
@@ -263,9 +263,13 @@ export class ArkServerStore {
     return { execute: (q, params, method) => sql.execute(q.replace(/(?<![."\w])(ark_server_\w+)\b/g, `${this.tablePrefix}$1`), params, method) };
   }
 
-  /** Opens (and migrates) the store. On SQLite, spends are written with prepared statements on the connection itself unless `preparedSpends` is false. */
-  static async open(location: DatabaseLocation, logger: Logger, opts: { preparedSpends?: boolean } = {}): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration] }, logger);
+  /**
+   * Opens (and migrates) the store. On SQLite, spends are written with prepared statements on the
+   * connection itself unless `preparedSpends` is false; `fileSync` replaces the sync of the
+   * write-ahead log (tests).
+   */
+  static async open(location: DatabaseLocation, logger: Logger, opts: { preparedSpends?: boolean; fileSync?: FileSync } = {}): Promise<ArkServerStore> {
+    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration] }, logger, opts.fileSync);
     await db.open(location);
     // `preparedSpends: false` writes spends through MikroORM on SQLite too (as on PostgreSQL)
     const native = location.dialect === "sqlite" && opts.preparedSpends !== false ? await NativeSqlite.of(db.em().getConnection()) : undefined;
@@ -295,6 +299,7 @@ export class ArkServerStore {
    * through MikroORM.
    */
   private async committed(q: string, params: unknown[] = []): Promise<Row[]> {
+    if (this.native) await this.db.settled();
     if (this.native && !this.native.inTransaction) return this.native.execute(q, params, "all");
     return this.all(this.em(), q, params);
   }
@@ -399,15 +404,22 @@ export class ArkServerStore {
   private async flushWrites(): Promise<void> {
     const batch = this.writeQueue;
     this.writeQueue = [];
-    const native = this.native?.inTransaction === false ? this.native : undefined;
-    const group = (items: readonly QueuedWrite[]): Promise<unknown[]> =>
-      native
-        ? Promise.resolve().then(() => native.transaction(() => items.map((b) => runStatementsNow(native, b.statements()))))
-        : this.transaction(async (sql) => {
-            const results: unknown[] = [];
-            for (const b of items) results.push(await runStatements(sql, b.statements()));
-            return results;
-          });
+    const group = async (items: readonly QueuedWrite[]): Promise<unknown[]> => {
+      if (this.native) await this.db.settled();
+      const native = this.native?.inTransaction === false ? this.native : undefined;
+      if (native) {
+        // the connection's own transaction commits as it returns (the log written, not yet
+        // synced): nobody hears of it before the log is on disk
+        const results = native.transaction(() => items.map((b) => runStatementsNow(native, b.statements())));
+        await this.db.durable();
+        return results;
+      }
+      return this.transaction(async (sql) => {
+        const results: unknown[] = [];
+        for (const b of items) results.push(await runStatements(sql, b.statements()));
+        return results;
+      });
+    };
     const committed = (items: readonly QueuedWrite[]) => {
       this.groupCommits.commits++;
       this.groupCommits.writes += items.length;

@@ -1,6 +1,9 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
-import { silentLogger, type DatabaseLocation } from "@tender/core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { silentLogger, type DatabaseLocation, type FileSync } from "@tender/core";
 import { ArkServerStore, DoubleSpendError, type NewVtxo } from "../../src/ark-server/server-store.js";
 
 const vtxo = (id: string, state: NewVtxo["state"] = "spendable"): NewVtxo => ({ id, bytes: new Uint8Array([1, 2, 3]), state, userPubkey: "02" + "11".repeat(32), policyType: "pubkey" });
@@ -183,6 +186,50 @@ function storeSuite(backend: string, location: () => DatabaseLocation | undefine
 }
 
 storeSuite("SQLite", () => ({ dialect: "sqlite", path: ":memory:" }));
+const fileDir = mkdtempSync(join(tmpdir(), "tender-server-store-"));
+let fileN = 0;
+after(() => rmSync(fileDir, { recursive: true, force: true }));
+storeSuite("an SQLite file (commits synced off the event loop)", () => ({ dialect: "sqlite", path: join(fileDir, `store-${fileN++}.sqlite`) }));
 storeSuite("SQLite, spends through MikroORM", () => ({ dialect: "sqlite", path: ":memory:" }), { preparedSpends: false });
 const pgSchema = `ark_server_test_${randomBytes(4).toString("hex")}`;
 storeSuite("PostgreSQL", () => (process.env.TENDER_TEST_PG_URL ? { dialect: "postgresql", url: process.env.TENDER_TEST_PG_URL, schema: pgSchema } : undefined));
+
+describe("ark server store on an SQLite file: a group commit is answered once the log is on disk", function () {
+  this.timeout(30_000);
+  let dir: string;
+  let store: ArkServerStore;
+  let holding = false;
+  let gates: (() => void)[] = [];
+  const sync: FileSync = () => (holding ? new Promise<void>((r) => gates.push(r)) : Promise.resolve());
+  const release = () => {
+    const g = gates;
+    gates = [];
+    g.forEach((r) => r());
+  };
+  const stateAfter = (p: Promise<unknown>) =>
+    Promise.race([p.then(() => "settled"), new Promise((r) => setTimeout(() => r("pending"), 30))]);
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "tender-server-store-sync-"));
+    store = await ArkServerStore.open({ dialect: "sqlite", path: join(dir, "server.sqlite") }, silentLogger, { fileSync: sync });
+  });
+  afterEach(async () => {
+    holding = false;
+    release();
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a spend resolves only after the sync, and a read meanwhile does not see it", async () => {
+    await store.insertBoard(vtxo(id(1)), { txid: "aa".repeat(32), raw: new Uint8Array([9]), signed: true, isFunding: true });
+    holding = true;
+    const spend = store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [], [vtxo(id(2), "unregistered")], []);
+    expect(await stateAfter(spend), "the spend before its commit is synced").to.equal("pending");
+    expect(gates.length, "a sync is under way").to.equal(1);
+    const read = store.getVtxo(id(1));
+    expect(await stateAfter(read), "a read while the sync runs").to.equal("pending");
+    holding = false;
+    release();
+    await spend;
+    expect((await read)?.state, "the read, once the spend is on disk").to.equal("spent");
+  });
+});

@@ -9,6 +9,8 @@ import type { Logger } from "../log/logger.js";
 import type { MigrationDefinition, SqlDialect } from "./migration.js";
 import { SqliteStatements } from "./sqlite-statements.js";
 import { PoolCloseGuard, type GuardedPool } from "./pool-close-guard.js";
+import { WalSync, type FileSync } from "./wal-sync.js";
+import { durableCommits, type NativeConnection } from "./durable-commits.js";
 
 /** How long a close waits for the queries under way to end before it closes anyway. */
 const CLOSE_SETTLE_MS = 10_000;
@@ -25,6 +27,11 @@ export interface DatabaseModel {
 }
 
 const MIGRATIONS_TABLE = "tender_migrations";
+
+/** Whether an SQLite location is a database in memory (nothing on disk to sync). */
+function isInMemory(path: string): boolean {
+  return path === "" || path === ":memory:" || path.startsWith("file::memory:") || /[?&]mode=memory\b/.test(path);
+}
 
 function migrationClass(def: MigrationDefinition, dialect: SqlDialect) {
   return class extends Migration {
@@ -45,8 +52,10 @@ export class Database {
   private readonly drains: (() => Promise<void>)[] = [];
   private sqlite: SqliteStatements | undefined;
   private poolGuard: PoolCloseGuard | undefined;
+  private wal: WalSync | undefined;
 
-  constructor(private readonly model: DatabaseModel, private readonly logger: Logger) {}
+  /** `fileSync` replaces the fsync of the write-ahead log (tests hold or fail it). */
+  constructor(private readonly model: DatabaseModel, private readonly logger: Logger, private readonly fileSync?: FileSync) {}
 
   get isOpen(): boolean {
     return this.orm !== undefined;
@@ -80,12 +89,18 @@ export class Database {
     };
     let orm: MikroORM;
     const guard = new PoolCloseGuard();
+    let wal: WalSync | undefined;
     if (location.dialect === "sqlite") {
-      orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path } as never);
-      // Write-ahead log with a full sync at every commit: as durable as the rollback journal (a
-      // committed transaction survives a power loss), with one fsync per commit instead of several.
+      // Write-ahead log, synced once per commit (a committed transaction survives a power loss):
+      // SQLite writes the log (`synchronous = normal`) and `WalSync` syncs it off the event loop
+      // before the committer goes on (see wal-sync.ts).
+      // (an in-memory database has nothing to make durable)
+      wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync);
+      const native: { connection?: NativeConnection } = {};
+      orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path, ...(wal ? { onCreateConnection: durableCommits(wal, native) } : {}) } as never);
+      native.connection = await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativeConnection> }).getNativeClient();
       await orm.em.getConnection().execute("pragma journal_mode = wal");
-      await orm.em.getConnection().execute("pragma synchronous = full");
+      await orm.em.getConnection().execute("pragma synchronous = normal");
     } else {
       orm = await MikroORM.init({
         ...common, driver: PostgreSqlDriver, clientUrl: location.url, schema: location.schema,
@@ -101,6 +116,7 @@ export class Database {
       throw e;
     }
     this.orm = orm;
+    this.wal = wal;
     this.location = location;
     this.poolGuard = location.dialect === "postgresql" ? guard : undefined;
     this.sqlite = location.dialect === "sqlite" ? await SqliteStatements.of(orm.em.getConnection()) : undefined;
@@ -118,6 +134,39 @@ export class Database {
     const s = this.sqlite;
     if (!s || !this.orm) return undefined;
     return this.tx.getStore() ? (s.inTransaction ? s : undefined) : s.inTransaction ? undefined : s;
+  }
+
+  /**
+   * Like {@link sqliteNow}, for a statement about to run: outside a transaction it first waits
+   * for the write-ahead log's flush under way, so it reads nothing that is not on disk yet.
+   */
+  async sqliteReady(): Promise<SqliteStatements | undefined> {
+    if (!this.tx.getStore()) {
+      const pending = this.wal?.pending();
+      if (pending) await pending.catch(() => undefined);
+    }
+    return this.sqliteNow();
+  }
+
+  /**
+   * Resolves once every commit made so far is on disk (SQLite: the write-ahead log synced off
+   * the event loop; PostgreSQL: at once, its commits are durable when they return). Whoever
+   * commits on the SQLite connection past MikroORM (prepared statements outside a transaction,
+   * its own transactions) awaits it before telling anyone; MikroORM's commits do it themselves.
+   */
+  async durable(): Promise<void> {
+    await this.wal?.flush();
+  }
+
+  /** Resolves when the write-ahead log's flush under way (if any) ended: a raw read outside a transaction then sees only what is on disk. */
+  async settled(): Promise<void> {
+    const pending = this.wal?.pending();
+    if (pending) await pending.catch(() => undefined);
+  }
+
+  /** How many times the write-ahead log was synced (0 on PostgreSQL). */
+  get walSyncs(): number {
+    return this.wal?.syncs ?? 0;
   }
 
   /**
@@ -182,8 +231,11 @@ export class Database {
     }
     const orm = this.orm;
     const guard = this.poolGuard;
+    const wal = this.wal;
     this.orm = undefined;
     this.sqlite = undefined;
+    this.wal = undefined;
+    await wal?.settle();
     this.poolGuard = undefined;
     if (guard) {
       // queries under way end first; new ones are refused (a connection handed out after the pool
@@ -193,6 +245,7 @@ export class Database {
       guard.closed();
     }
     await orm?.close(true);
+    await wal?.close();
   }
 
   /** Closes and deletes all data: the SQLite file, or the PostgreSQL schema. */

@@ -28,7 +28,7 @@ export class LeanSql {
 
   /** The rows a `select` returns. */
   async all<T>(query: string, params: readonly unknown[] = []): Promise<T[]> {
-    const rows = this.db.sqliteNow()?.all<T>(query.replaceAll("{t}", this.table), params);
+    const rows = (await this.db.sqliteReady())?.all<T>(query.replaceAll("{t}", this.table), params);
     if (rows) return rows;
     const { em, sql } = this.prepare(query);
     return (await em.execute(sql, params, "all")) as T[];
@@ -36,8 +36,13 @@ export class LeanSql {
 
   /** Runs an `insert`, `update` or `delete`; answers how many rows it changed. */
   async run(query: string, params: readonly unknown[] = []): Promise<number> {
-    const changed = this.db.sqliteNow()?.run(query.replaceAll("{t}", this.table), params);
-    if (changed !== undefined) return changed;
+    const sqlite = await this.db.sqliteReady();
+    const changed = sqlite?.run(query.replaceAll("{t}", this.table), params);
+    if (changed !== undefined) {
+      // a statement on its own committed as it ran: durable before the caller goes on
+      if (!sqlite!.inTransaction) await this.db.durable();
+      return changed;
+    }
     const { em, sql } = this.prepare(query);
     return ((await em.execute(sql, params, "run")) as { affectedRows: number }).affectedRows;
   }

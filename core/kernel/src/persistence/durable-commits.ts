@@ -1,0 +1,54 @@
+/**
+ * Makes every commit MikroORM runs on the SQLite connection durable before its caller goes on,
+ * with the write-ahead log synced off the event loop ({@link WalSync}). Hooked into kysely's
+ * SQLite connection (MikroORM's `onCreateConnection`), so transactions, flushes outside a
+ * transaction, statements on their own and migrations are all covered: a write statement that
+ * leaves the connection outside a transaction (a `commit`, or an autocommitted write) returns only
+ * once the log is synced. The connection's mutex is held meanwhile, so MikroORM runs nothing
+ * else on it until then; a statement outside a transaction first waits for a flush someone
+ * started past MikroORM.
+ */
+import type { WalSync } from "./wal-sync.js";
+
+/** The part of the better-sqlite3 connection read here. */
+export interface NativeConnection {
+  readonly inTransaction: boolean;
+}
+
+/** The part of kysely's connection wrapped here. */
+interface KyselyConnection {
+  executeQuery(query: { sql: string }): Promise<{ numAffectedRows?: bigint; rows: unknown[] }>;
+}
+
+/** A rollback of the whole transaction (not to a savepoint). */
+const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
+
+/** Statements that write nothing for a sync to make durable. */
+const NOTHING_WRITTEN = /^\s*(rollback|begin|savepoint|release)\b/i;
+
+/**
+ * The `onCreateConnection` hook: wraps the connection's `executeQuery`. `native.connection` is the
+ * better-sqlite3 database, set once MikroORM opened it; until then every write is synced.
+ */
+export function durableCommits(wal: WalSync, native: { connection?: NativeConnection }): (connection: unknown) => void {
+  return (connection) => {
+    const c = connection as KyselyConnection;
+    const execute = c.executeQuery.bind(c);
+    c.executeQuery = async (query) => {
+      // a flush started past MikroORM (prepared statements, the reference server's own
+      // transactions) may be under way: a statement outside a transaction reads only what is on disk
+      if (native.connection?.inTransaction !== true) {
+        const pending = wal.pending();
+        if (pending) await pending.catch(() => undefined);
+      }
+      // a commit whose sync failed did commit on the connection: the rollback kysely sends after
+      // the failure finds no transaction, and must still end it so the connection is released
+      if (native.connection?.inTransaction === false && ROLLBACK.test(query.sql)) return { rows: [] };
+      const result = await execute(query);
+      // a reader (select, pragma query) answers rows only; a writer also a count of changed rows
+      const wrote = result.numAffectedRows !== undefined && !NOTHING_WRITTEN.test(query.sql);
+      if (wrote && native.connection?.inTransaction !== true) await wal.flush();
+      return result;
+    };
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * Durable SQLite commits without stopping the event loop.
+ *
+ * better-sqlite3 is synchronous: with `synchronous = full` every commit's fsync of the write-ahead
+ * log ran on the daemon's only JavaScript thread (≈ 0.4 ms on an idle disk, 1–1.5 ms under load,
+ * three times per payment), and nothing else — HTTP, gRPC, signatures — ran meanwhile. The
+ * connection now commits with `synchronous = normal` (SQLite writes the log but does not sync it)
+ * and this class syncs the log file on libuv's thread pool; whoever committed waits for that sync
+ * before going on, so a commit is as durable as before when its caller hears of it.
+ *
+ * Rules (kept by `Database` and by every user of the raw connection):
+ * - a write that leaves the connection outside a transaction (a commit, or a statement on its
+ *   own) is followed by {@link flush} before its caller continues;
+ * - a statement started outside a transaction first waits for the flush under way
+ *   ({@link pending}), so nobody reads a commit that is not on disk yet (the kysely connection
+ *   mutex already keeps MikroORM's statements behind a flush: it is held until the commit that
+ *   flushes returns);
+ * - a failed sync fails every later flush too: after an fsync error the kernel may have dropped
+ *   the unwritten pages and a later sync could succeed without them, so no later commit may be
+ *   taken for durable. The daemon's database answers errors until it is reopened.
+ *
+ * Flushes coalesce: a flush asked while one runs waits for the next one (the running one may have
+ * started before the caller's commit), and every caller waiting then shares it.
+ */
+import { open, type FileHandle } from "node:fs/promises";
+import { dirname } from "node:path";
+
+/** Syncs one file to disk (tests replace it to hold or fail a sync). */
+export type FileSync = (path: string) => Promise<void>;
+
+/** fsync of `path` through a short-lived read-only handle (Linux syncs the file's data whatever handle asks). */
+export const fsyncFile: FileSync = async (path) => {
+  let fh: FileHandle | undefined;
+  try {
+    fh = await open(path, "r");
+    await fh.sync();
+  } finally {
+    await fh?.close();
+  }
+};
+
+/** A sync of the write-ahead log failed; the database must be reopened. */
+export class DurabilityError extends Error {
+  constructor(cause: unknown) {
+    super(`the database could not make its commits durable (${cause instanceof Error ? cause.message : String(cause)}); it must be reopened`, { cause });
+  }
+}
+
+/**
+ * fsync of the files of one database, keeping the write-ahead log's handle open (one trip to the
+ * thread pool per sync instead of three). SQLite keeps the log file while the connection is open
+ * (it truncates and reuses it, never replaces it), so the handle stays good until {@link close}.
+ */
+class KeptHandleSync {
+  private handles = new Map<string, Promise<FileHandle>>();
+
+  readonly sync: FileSync = async (path) => {
+    if (!path.endsWith("-wal")) return fsyncFile(path);
+    let handle = this.handles.get(path);
+    if (!handle) {
+      handle = open(path, "r");
+      this.handles.set(path, handle);
+      // a failed open is not kept: the next sync opens again
+      handle.catch(() => this.handles.delete(path));
+    }
+    await (await handle).sync();
+  };
+
+  async close(): Promise<void> {
+    const handles = [...this.handles.values()];
+    this.handles.clear();
+    await Promise.allSettled(handles.map(async (h) => (await h).close()));
+  }
+}
+
+/** Syncs an SQLite database's write-ahead log (`<path>-wal`) after commits, off the event loop. */
+export class WalSync {
+  private running: Promise<void> | undefined;
+  private next: Promise<void> | undefined;
+  private failure: DurabilityError | undefined;
+  private directorySynced = false;
+  private readonly kept: KeptHandleSync | undefined;
+  private readonly sync: FileSync;
+  /** How many syncs ran (tests and metrics read it). */
+  syncs = 0;
+
+  /** `sync` replaces the file sync (tests); by default the log's handle stays open between syncs. */
+  constructor(private readonly dbPath: string, sync?: FileSync) {
+    this.kept = sync ? undefined : new KeptHandleSync();
+    this.sync = sync ?? this.kept!.sync;
+  }
+
+  /** The flush under way, if any: a statement outside a transaction awaits it first. */
+  pending(): Promise<void> | undefined {
+    return this.running;
+  }
+
+  /** Resolves once every commit made before the call is on disk; rejects with a {@link DurabilityError} when that cannot be. */
+  flush(): Promise<void> {
+    if (this.failure) return Promise.reject(this.failure);
+    if (!this.running) return this.start();
+    // the running sync may have begun before this caller's commit: the next one covers it
+    this.next ??= this.running.then(
+      () => this.afterRunning(),
+      () => this.afterRunning(),
+    );
+    return this.next;
+  }
+
+  private afterRunning(): Promise<void> {
+    this.next = undefined;
+    if (this.failure) return Promise.reject(this.failure);
+    return this.running ?? this.start();
+  }
+
+  private start(): Promise<void> {
+    const run = this.syncNow().finally(() => {
+      if (this.running === run) this.running = undefined;
+    });
+    this.running = run;
+    return run;
+  }
+
+  private async syncNow(): Promise<void> {
+    try {
+      this.syncs++;
+      await this.sync(`${this.dbPath}-wal`).catch(async (e: unknown) => {
+        // no log yet (nothing committed in WAL mode so far): what was written is in the database file
+        if ((e as NodeJS.ErrnoException)?.code !== "ENOENT") throw e;
+        await this.sync(this.dbPath);
+      });
+      if (!this.directorySynced) {
+        // the log's directory entry, once: a log file created since the last power loss survives it
+        await this.sync(dirname(this.dbPath));
+        this.directorySynced = true;
+      }
+    } catch (e) {
+      this.failure = new DurabilityError(e);
+      throw this.failure;
+    }
+  }
+
+  /** Waits for the flushes under way (before the connection closes). */
+  async settle(): Promise<void> {
+    await Promise.allSettled([this.running, this.next]);
+  }
+
+  /** Waits for the flushes under way and closes the log's handle (after the connection closed). */
+  async close(): Promise<void> {
+    await this.settle();
+    await this.kept?.close();
+  }
+}

@@ -1,0 +1,163 @@
+import { expect } from "chai";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database, DurabilityError, LeanSql, WalSync, silentLogger, type FileSync } from "../src/index.js";
+import { defineMigration } from "../src/persistence/migration.js";
+
+const itemsMigration = defineMigration({
+  name: "test_0001_items",
+  up: () => ["create table test_item (id varchar(64) not null primary key, n integer not null)"],
+});
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A file sync the test holds and releases (or fails), recording what it was asked to sync. */
+class HeldSync {
+  readonly asked: string[] = [];
+  private gates: { release: () => void; fail: (e: Error) => void }[] = [];
+  holding = false;
+
+  readonly sync: FileSync = (path) => {
+    this.asked.push(path);
+    if (!this.holding) return Promise.resolve();
+    return new Promise<void>((release, fail) => this.gates.push({ release, fail }));
+  };
+
+  get waiting(): number {
+    return this.gates.length;
+  }
+
+  releaseAll(): void {
+    const g = this.gates;
+    this.gates = [];
+    for (const x of g) x.release();
+  }
+
+  failAll(e: Error): void {
+    const g = this.gates;
+    this.gates = [];
+    for (const x of g) x.fail(e);
+  }
+}
+
+/** Settles to "pending" when `p` has not settled within `ms`. */
+async function stateAfter(p: Promise<unknown>, ms = 30): Promise<"resolved" | "rejected" | "pending"> {
+  return Promise.race([p.then(() => "resolved" as const, () => "rejected" as const), sleep(ms).then(() => "pending" as const)]);
+}
+
+describe("durable SQLite commits with the write-ahead log synced off the event loop", () => {
+  let dir: string;
+  let db: Database;
+  let held: HeldSync;
+  let items: LeanSql;
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), "tender-wal-"));
+    held = new HeldSync();
+    db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger, held.sync);
+    await db.open({ dialect: "sqlite", path: join(dir, "wallet.sqlite") });
+    items = new LeanSql(db, "test_item");
+  });
+  afterEach(async () => {
+    held.holding = false;
+    held.releaseAll();
+    await db.close().catch(() => undefined);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("a transaction's caller goes on only once the write-ahead log is synced", async () => {
+    held.holding = true;
+    held.asked.length = 0;
+    const tx = db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]));
+    expect(await stateAfter(tx), "before the sync ended").to.equal("pending");
+    expect(held.asked, "the log was asked to sync").to.deep.equal([join(dir, "wallet.sqlite-wal")]);
+    held.releaseAll();
+    expect(await tx).to.equal(1);
+  });
+
+  it("a write on its own (prepared statement outside a transaction) returns only once it is synced, and a read waits for the sync under way", async () => {
+    held.holding = true;
+    const write = items.run("insert into {t} (id, n) values (?, ?)", ["b", 2]);
+    expect(await stateAfter(write), "the write before the sync ended").to.equal("pending");
+    // the row is committed on the connection but not on disk yet: a read must not see it
+    const read = items.all<{ id: string }>("select id from {t}");
+    expect(await stateAfter(read), "the read while the sync runs").to.equal("pending");
+    held.releaseAll();
+    expect(await write).to.equal(1);
+    expect((await read).map((r) => r.id)).to.deep.equal(["b"]);
+  });
+
+  it("MikroORM's statements outside a transaction are synced as well (an entity manager's own commit)", async () => {
+    held.holding = true;
+    const em = db.em() as unknown as { execute(q: string, p: unknown[], m: string): Promise<unknown> };
+    const write = em.execute("insert into test_item (id, n) values (?, ?)", ["c", 3], "run");
+    expect(await stateAfter(write)).to.equal("pending");
+    held.releaseAll();
+    await write;
+    const reads = held.asked.length;
+    await em.execute("select * from test_item", [], "all");
+    expect(held.asked.length, "a read asks for no sync").to.equal(reads);
+  });
+
+  it("a failed sync fails that commit and every later one (after an fsync error a later sync proves nothing)", async () => {
+    held.holding = true;
+    const tx = db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["d", 4]));
+    await sleep(10);
+    held.failAll(Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }));
+    const err = await tx.then(() => undefined, (e: unknown) => e);
+    expect(err).to.be.instanceOf(DurabilityError);
+    expect(String(err)).to.contain("must be reopened");
+    held.holding = false;
+    const later = await db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["e", 5])).then(() => undefined, (e: unknown) => e);
+    expect(later, "a later commit, though its own sync would succeed").to.be.instanceOf(DurabilityError);
+  });
+
+  it("with the real fsync, commits are synced and the data is there after a reopen", async () => {
+    await db.close();
+    db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger);
+    const path = join(dir, "wallet.sqlite");
+    await db.open({ dialect: "sqlite", path });
+    items = new LeanSql(db, "test_item");
+    const before = db.walSyncs;
+    await db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["f", 6]));
+    expect(db.walSyncs).to.be.greaterThan(before);
+    expect(existsSync(`${path}-wal`)).to.equal(true);
+    await db.close();
+    db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger);
+    await db.open({ dialect: "sqlite", path });
+    items = new LeanSql(db, "test_item");
+    expect((await items.all<{ id: string }>("select id from {t}")).map((r) => r.id)).to.deep.equal(["f"]);
+  });
+});
+
+describe("WalSync", () => {
+  it("flushes asked while a sync runs wait for the next sync, and share it", async () => {
+    const held = new HeldSync();
+    held.holding = true;
+    const wal = new WalSync("/nowhere/db.sqlite", held.sync);
+    const first = wal.flush();
+    await sleep(5);
+    const later = [wal.flush(), wal.flush(), wal.flush()];
+    expect(held.waiting, "one sync runs").to.equal(1);
+    held.releaseAll(); // the log sync of the first flush
+    await sleep(5);
+    held.releaseAll(); // the directory sync that follows the first log sync
+    await first;
+    expect(await stateAfter(Promise.all(later), 10), "the later flushes are not answered by the sync that began before them").to.equal("pending");
+    expect(held.waiting, "one more sync for all three").to.equal(1);
+    held.releaseAll();
+    await Promise.all(later);
+    expect(wal.syncs).to.equal(2);
+    expect(held.asked).to.deep.equal(["/nowhere/db.sqlite-wal", "/nowhere", "/nowhere/db.sqlite-wal"]);
+  });
+
+  it("with no log file yet, syncs the database file itself", async () => {
+    const asked: string[] = [];
+    const wal = new WalSync("/nowhere/db.sqlite", async (p) => {
+      asked.push(p);
+      if (p.endsWith("-wal")) throw Object.assign(new Error("ENOENT"), { code: "ENOENT" });
+    });
+    await wal.flush();
+    expect(asked).to.deep.equal(["/nowhere/db.sqlite-wal", "/nowhere/db.sqlite", "/nowhere"]);
+  });
+});
