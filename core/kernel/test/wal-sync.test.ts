@@ -2,7 +2,11 @@ import { expect } from "chai";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Database, DurabilityError, LeanSql, WalSync, silentLogger, type FileSync } from "../src/index.js";
+import { Database, DurabilityError, LeanSql, WalSync, silentLogger, type FileSync, type Logger } from "../src/index.js";
+import { Readiness } from "../src/health/readiness.js";
+import { Metrics } from "../src/metrics/metrics.js";
+import { registerKernelHealth } from "../src/health/kernel-health.js";
+import type { WalletSession } from "../src/wallet/session.js";
 import { defineMigration } from "../src/persistence/migration.js";
 
 const itemsMigration = defineMigration({
@@ -110,6 +114,27 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     held.holding = false;
     const later = await db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["e", 5])).then(() => undefined, (e: unknown) => e);
     expect(later, "a later commit, though its own sync would succeed").to.be.instanceOf(DurabilityError);
+    expect(db.durabilityFailed).to.equal(true);
+    const readiness = new Readiness(silentLogger);
+    registerKernelHealth(readiness, new Metrics(silentLogger), db, { isLoaded: true, isLocked: false } as WalletSession);
+    const report = await readiness.report();
+    expect(report.checks.database, "readiness says why").to.deep.include({ ok: false });
+    expect(report.checks.database!.detail).to.contain("refused to sync");
+  });
+
+  it("logs the first failed sync once, as an error", async () => {
+    const errors: string[] = [];
+    const logger: Logger = { ...silentLogger, error: (m: string) => { errors.push(m); } };
+    await db.close();
+    held = new HeldSync();
+    db = new Database({ entities: [], migrations: [itemsMigration] }, logger, async (p) => { if (p.endsWith("-wal") && failing) throw new Error("EIO"); });
+    let failing = false;
+    await db.open({ dialect: "sqlite", path: join(dir, "wallet.sqlite") });
+    items = new LeanSql(db, "test_item");
+    failing = true;
+    for (const id of ["x", "y"]) await items.run("insert into {t} (id, n) values (?, ?)", [id, 1]).catch(() => undefined);
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.contain("could not make its commits durable");
   });
 
   it("with the real fsync, commits are synced and the data is there after a reopen", async () => {

@@ -5,13 +5,15 @@ import type { Metrics } from "../metrics/metrics.js";
 import type { Readiness } from "./readiness.js";
 
 /**
- * The kernel's own readiness checks and gauges: the wallet database answers a query, the wallet
+ * The kernel's own readiness checks and gauges: the wallet database answers a query (and can
+ * still make its commits durable), the wallet
  * is not locked, and the action engine's queue (unfinished actions by kind).
  */
 export function registerKernelHealth(readiness: Readiness, metrics: Metrics, db: Database, session: WalletSession): void {
   readiness.add("database", async () => {
     // the database is the wallet's: without a wallet there is none to reach
     if (!session.isLoaded || !db.isOpen) return { ok: true, detail: "no wallet loaded" };
+    if (db.durabilityFailed) return { ok: false, detail: "the disk refused to sync a commit: nothing is written durably until the daemon restarts" };
     await db.em().getConnection().execute("select 1");
     return { ok: true };
   });

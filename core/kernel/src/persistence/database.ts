@@ -95,7 +95,7 @@ export class Database {
       // SQLite writes the log (`synchronous = normal`) and `WalSync` syncs it off the event loop
       // before the committer goes on (see wal-sync.ts).
       // (an in-memory database has nothing to make durable)
-      wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync);
+      wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync, (e) => this.logger.error(e.message));
       const native: { connection?: NativeConnection } = {};
       orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path, ...(wal ? { onCreateConnection: durableCommits(wal, native) } : {}) } as never);
       native.connection = await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativeConnection> }).getNativeClient();
@@ -162,6 +162,11 @@ export class Database {
   async settled(): Promise<void> {
     const pending = this.wal?.pending();
     if (pending) await pending.catch(() => undefined);
+  }
+
+  /** Whether a sync of the write-ahead log failed: no commit counts as durable until the database is reopened. */
+  get durabilityFailed(): boolean {
+    return this.wal?.failed ?? false;
   }
 
   /** How many times the write-ahead log was synced (0 on PostgreSQL). */

@@ -22,7 +22,9 @@
  * Flushes coalesce: a flush asked while one runs waits for the next one (the running one may have
  * started before the caller's commit), and every caller waiting then shares it.
  */
+import { close as fsClose, fsync, open as fsOpen } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { promisify } from "node:util";
 import { dirname } from "node:path";
 
 /** Syncs one file to disk (tests replace it to hold or fail a sync). */
@@ -47,29 +49,31 @@ export class DurabilityError extends Error {
 }
 
 /**
- * fsync of the files of one database, keeping the write-ahead log's handle open (one trip to the
- * thread pool per sync instead of three). SQLite keeps the log file while the connection is open
- * (it truncates and reuses it, never replaces it), so the handle stays good until {@link close}.
+ * fsync of the files of one database, keeping the write-ahead log's descriptor open (one trip to
+ * the thread pool per sync instead of three). SQLite keeps the log file while the connection is
+ * open (it truncates and reuses it, never replaces it), so the descriptor stays good until
+ * {@link close}. A plain descriptor, not a `FileHandle`: a database a test never closes leaks it
+ * instead of having it closed by the garbage collector (which Node warns about).
  */
-class KeptHandleSync {
-  private handles = new Map<string, Promise<FileHandle>>();
+class KeptDescriptorSync {
+  private fds = new Map<string, Promise<number>>();
 
   readonly sync: FileSync = async (path) => {
     if (!path.endsWith("-wal")) return fsyncFile(path);
-    let handle = this.handles.get(path);
-    if (!handle) {
-      handle = open(path, "r");
-      this.handles.set(path, handle);
+    let fd = this.fds.get(path);
+    if (!fd) {
+      fd = promisify(fsOpen)(path, "r");
+      this.fds.set(path, fd);
       // a failed open is not kept: the next sync opens again
-      handle.catch(() => this.handles.delete(path));
+      fd.catch(() => this.fds.delete(path));
     }
-    await (await handle).sync();
+    await promisify(fsync)(await fd);
   };
 
   async close(): Promise<void> {
-    const handles = [...this.handles.values()];
-    this.handles.clear();
-    await Promise.allSettled(handles.map(async (h) => (await h).close()));
+    const fds = [...this.fds.values()];
+    this.fds.clear();
+    await Promise.allSettled(fds.map(async (fd) => promisify(fsClose)(await fd)));
   }
 }
 
@@ -79,15 +83,23 @@ export class WalSync {
   private next: Promise<void> | undefined;
   private failure: DurabilityError | undefined;
   private directorySynced = false;
-  private readonly kept: KeptHandleSync | undefined;
+  private readonly kept: KeptDescriptorSync | undefined;
   private readonly sync: FileSync;
   /** How many syncs ran (tests and metrics read it). */
   syncs = 0;
 
-  /** `sync` replaces the file sync (tests); by default the log's handle stays open between syncs. */
-  constructor(private readonly dbPath: string, sync?: FileSync) {
-    this.kept = sync ? undefined : new KeptHandleSync();
+  /**
+   * `sync` replaces the file sync (tests); by default the log's handle stays open between syncs.
+   * `onFailure` hears the first failed sync (the database logs it).
+   */
+  constructor(private readonly dbPath: string, sync?: FileSync, private readonly onFailure?: (e: DurabilityError) => void) {
+    this.kept = sync ? undefined : new KeptDescriptorSync();
     this.sync = sync ?? this.kept!.sync;
+  }
+
+  /** Whether a sync failed (every later commit fails until the database is reopened). */
+  get failed(): boolean {
+    return this.failure !== undefined;
   }
 
   /** The flush under way, if any: a statement outside a transaction awaits it first. */
@@ -135,7 +147,10 @@ export class WalSync {
         this.directorySynced = true;
       }
     } catch (e) {
-      this.failure = new DurabilityError(e);
+      if (!this.failure) {
+        this.failure = new DurabilityError(e);
+        this.onFailure?.(this.failure);
+      }
       throw this.failure;
     }
   }
