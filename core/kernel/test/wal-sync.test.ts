@@ -137,6 +137,21 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     expect(errors[0]).to.contain("could not make its commits durable");
   });
 
+  it("a slow disk does not stall the event loop: timers keep firing while a commit waits 60 ms for its sync", async () => {
+    await db.close();
+    db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger, async () => { await sleep(60); });
+    await db.open({ dialect: "sqlite", path: join(dir, "wallet.sqlite") });
+    items = new LeanSql(db, "test_item");
+    let ticks = 0;
+    const timer = setInterval(() => ticks++, 5);
+    const t0 = performance.now();
+    await db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["slow", 1]));
+    const took = performance.now() - t0;
+    clearInterval(timer);
+    expect(took, "the commit waited for its sync").to.be.greaterThanOrEqual(55);
+    expect(ticks, "a 5 ms timer kept firing meanwhile").to.be.greaterThanOrEqual(6);
+  });
+
   it("with the real fsync, commits are synced and the data is there after a reopen", async () => {
     await db.close();
     db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger);
