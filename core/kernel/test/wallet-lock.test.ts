@@ -76,6 +76,10 @@ describe("readiness checks and metrics", () => {
     expect(text).to.contain('tender_http_requests_total{method="GET",route="unmatched",status="404"} 1');
     expect(text).to.contain('tender_test_value{state="a"} 3');
     expect(text).to.contain('tender_test_total{outcome="ok"} 1');
+    // the process's standard metrics: memory, CPU, heap and the event loop's delay
+    for (const name of ["process_resident_memory_bytes", "process_cpu_seconds_total", "nodejs_heap_size_used_bytes", "nodejs_eventloop_lag_p99_seconds"]) {
+      expect(text, name).to.match(new RegExp(`^${name} \\d`, "m"));
+    }
     value = 5;
     text = (await m.exposition()).text;
     expect(text).to.contain('tender_test_value{state="a"} 5');

@@ -1,4 +1,4 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { Logger } from "../log/logger.js";
 import type { ResponseInfo } from "../http/app.js";
 
@@ -35,8 +35,8 @@ const DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.
 const COLLECT_TIMEOUT_MS = 3_000;
 
 /**
- * The daemon's Prometheus metrics (prom-client): the kernel's HTTP request counts and latencies
- * by route template, and what plugins add — counters they increment and gauges read at scrape
+ * The daemon's Prometheus metrics (prom-client): the process's standard ones (`process_…`,
+ * `nodejs_…`), the kernel's HTTP request counts and latencies by route template, and what plugins add — counters they increment and gauges read at scrape
  * time. Plugins use this class only (they do not import prom-client). Labels never carry
  * addresses, amounts of single payments, tokens or other secrets.
  */
@@ -46,6 +46,9 @@ export class Metrics {
   private readonly latency: Histogram<string>;
 
   constructor(private readonly logger: Logger) {
+    // the process's own: resident memory, CPU, open descriptors, heap, GC pauses and the event
+    // loop's delay (sampled every 20 ms), which shows any work that stops the daemon from answering
+    collectDefaultMetrics({ register: this.registry, eventLoopMonitoringPrecision: 20 });
     this.requests = new Counter({
       name: "tender_http_requests_total", help: "HTTP requests answered, by method, route template and status code",
       labelNames: ["method", "route", "status"], registers: [this.registry],
