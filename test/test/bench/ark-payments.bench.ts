@@ -8,7 +8,8 @@
  * - `GET /wallet/balance` and `/wallet/vtxos` with 10,000 spent VTXOs beside 100 live against 100
  *   live only (≤ 1.2);
  *
- * plus daemon start-up (process start → `/ping` answered), idle RSS, and where one payment's time
+ * between two daemons with the default plugin set, plus daemon start-up (process start → `/ping`
+ * answered), idle RSS, and where one payment's time
  * goes: Alice and Bob are restarted under `--cpu-prof` and the bench process (devnet + reference
  * Ark server) profiles itself during a burst; each profile is cut into categories (crypto by kind,
  * VTXO validation, database, gRPC, HTTP, GC, idle) and shown per payment. What is not CPU of the
@@ -20,11 +21,18 @@ import { join } from "node:path";
 import { busyMs, categorize, monotonicUs, profileHere, readProfile, type BenchReport, type BenchRow } from "@tender/core";
 import { decodeTx, decodeVtxo, fromHex, reverseBytes, toHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../../src/daemon-process.js";
-import { ALICE_MNEMONIC, BOB_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type Movement, type VtxoInfo } from "../ark-harness.js";
+import { ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type Movement, type VtxoInfo } from "../ark-harness.js";
 import { arkoorRawCryptoCost } from "./arkoor-raw-crypto.js";
 import { readEndpointsRatios } from "./read-endpoints.js";
 import { durableCommitMs } from "./durable-commit.js";
 import { readTimeline, timelineNote } from "./send-timeline.js";
+
+/**
+ * The daemons run every default plugin (events, webhooks, rounds, Lightning, exits, boards… as
+ * `tenderd` starts without a `plugins` list), with the test harness's short timeouts: what an
+ * integrator runs, not a daemon trimmed to the Ark rail.
+ */
+const BENCH_DAEMON_CONFIG = { pluginConfig: { notifications: { waitTimeoutMs: 300 }, ark: { deliveryRetryMs: 500 } } };
 
 const SEQUENTIAL = 40;
 const SENDERS = 4;
@@ -74,7 +82,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       env.NODE_OPTIONS = `--cpu-prof --cpu-prof-dir=${dir} --cpu-prof-interval=200`;
     }
     const t = performance.now();
-    const d = await startDaemon({ config: arkDaemonConfig(), env, startTimeoutMs: 90_000, ...(datadir ? { datadir } : {}) });
+    const d = await startDaemon({ config: BENCH_DAEMON_CONFIG, env, startTimeoutMs: 90_000, ...(datadir ? { datadir } : {}) });
     await until("ping", async () => ((await d.api("GET", "/ping")).status === 200 ? true : undefined));
     daemons.push(d);
     return { d, startupMs: performance.now() - t, dir };

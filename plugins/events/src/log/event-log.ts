@@ -1,8 +1,7 @@
 import { AsyncResource } from "node:async_hooks";
-import type { EntityManager } from "@mikro-orm/core";
-import { AsyncLock, Database, type Logger, type WalletNotification } from "@tender/core";
+import { AsyncLock, Database, LeanSql, type Logger, type WalletNotification } from "@tender/core";
 import { EventRecord } from "../persistence/records.js";
-import { loggedEvent, type LoggedEvent } from "./logged-event.js";
+import { loggedEvent, loggedEventOfRow, type LoggedEventRow, type LoggedEvent } from "./logged-event.js";
 
 /** Rows given cursors per sequencing transaction. */
 const SEQUENCE_BATCH = 500;
@@ -37,25 +36,28 @@ export class EventLog {
   /** The highest cursor subscribers were told of (undefined until the first publication reads it). */
   private published: bigint | undefined;
 
-  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {}
+  /** The rows written and read on every change, in plain SQL (no unit of work on a payment's path). */
+  private readonly rows: LeanSql;
 
-  /** Records `notification` through the current entity manager (the caller's transaction, if any). */
+  constructor(private readonly db: Database, private readonly logger: Logger, private readonly now: () => number = Date.now) {
+    this.rows = new LeanSql(db, "event_log");
+  }
+
+  /** Records `notification` through the transaction of the moment (the caller's, if any). */
   async journal(notification: WalletNotification): Promise<void> {
-    const row = { type: notification.type, createdAt: BigInt(this.now()), payload: JSON.stringify(notification) };
+    const createdAt = this.now();
+    const payload = JSON.stringify(notification);
     if (this.db.dialect === "sqlite") {
       // sequenced in the writing transaction (joined, or its own when there is none)
       await this.db.transaction(async () => {
         await this.watermark();
-        const em = this.db.em();
-        const record = em.create(EventRecord, { ...row, cursor: (await this.lastCursor(em)) + 1n });
-        await em.flush();
-        const events = [loggedEvent(record)];
+        const cursor = (await this.lastCursor()) + 1n;
+        await this.rows.run("insert into {t} (cursor, type, created_at, payload) values (?, ?, ?, ?)", [cursor, notification.type, createdAt, payload]);
+        const events = [loggedEventOfRow({ cursor, type: notification.type, created_at: createdAt, payload })];
         for (const hook of this.hooks) await hook(events);
       });
     } else {
-      const em = this.db.em();
-      em.create(EventRecord, { ...row, cursor: null });
-      await em.flush();
+      await this.rows.run("insert into {t} (cursor, type, created_at, payload) values (null, ?, ?, ?)", [notification.type, createdAt, payload]);
     }
     this.journaled.add(notification);
     this.awaitingCommit++;
@@ -133,12 +135,12 @@ export class EventLog {
       for (;;) {
         if (!this.db.isOpen) return all;
         // a plain read first: on SQLite there is nearly never a row to sequence, and no transaction is needed to see that
-        if (!(await this.db.em().findOne(EventRecord, { cursor: null }, { fields: ["id"] }))) break;
+        if ((await this.rows.all("select id from {t} where cursor is null limit 1")).length === 0) break;
         const batch = await this.db.transaction(async () => {
           const em = this.db.em();
           const rows = await em.find(EventRecord, { cursor: null }, { orderBy: { id: "asc" }, limit: SEQUENCE_BATCH });
           if (!rows.length) return [];
-          let next = await this.lastCursor(em);
+          let next = await this.lastCursor();
           for (const r of rows) r.cursor = ++next;
           await em.flush();
           const events = rows.map(loggedEvent);
@@ -160,7 +162,7 @@ export class EventLog {
    */
   private async watermark(): Promise<bigint> {
     if (this.published !== undefined) return this.published;
-    const last = await this.lastCursor(this.db.em());
+    const last = await this.lastCursor();
     // someone else may have set it meanwhile (and published beyond it): theirs stands
     this.published ??= last;
     return this.published;
@@ -190,15 +192,16 @@ export class EventLog {
     }
   }
 
-  private async lastCursor(em: EntityManager): Promise<bigint> {
-    const last = await em.findOne(EventRecord, { cursor: { $ne: null } }, { orderBy: { cursor: "desc" } });
-    return last?.cursor == null ? 0n : BigInt(last.cursor);
+  /** The newest cursor given out (0 for an empty log), read through the transaction of the moment (the cursor's unique index answers it). */
+  private async lastCursor(): Promise<bigint> {
+    const [row] = await this.rows.all<{ c: unknown }>("select max(cursor) as c from {t}");
+    return row?.c == null ? 0n : BigInt(row.c as string | number | bigint);
   }
 
   /** Events with a cursor greater than `after`, oldest first, at most `limit`. */
   async read(after: bigint, limit: number): Promise<LoggedEvent[]> {
-    const rows = await this.db.em().find(EventRecord, { cursor: { $gt: after } }, { orderBy: { cursor: "asc" }, limit });
-    return rows.map(loggedEvent);
+    const rows = await this.rows.all<LoggedEventRow>("select cursor, type, created_at, payload from {t} where cursor > ? order by cursor asc limit ?", [String(after), limit]);
+    return rows.map(loggedEventOfRow);
   }
 
   /** One event by its cursor. */
@@ -209,7 +212,7 @@ export class EventLog {
 
   /** The newest cursor ("0" for an empty log). */
   async latest(): Promise<bigint> {
-    return this.lastCursor(this.db.em());
+    return this.lastCursor();
   }
 
   /**
@@ -219,7 +222,7 @@ export class EventLog {
   async prune(cutoffMs: number): Promise<number> {
     return this.lock.run(async () => {
       const em = this.db.em();
-      const newest = await this.lastCursor(em);
+      const newest = await this.lastCursor();
       return em.nativeDelete(EventRecord, { createdAt: { $lt: BigInt(cutoffMs) }, cursor: { $ne: null, $lt: newest } });
     });
   }

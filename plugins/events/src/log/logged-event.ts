@@ -22,6 +22,24 @@ export function loggedEvent(r: EventRecord): LoggedEvent {
   };
 }
 
+/** The columns of a sequenced row as plain SQL reads them (SQLite: numbers; PostgreSQL: bigints as strings). */
+export interface LoggedEventRow {
+  cursor: unknown;
+  type: string;
+  created_at: unknown;
+  payload: string;
+}
+
+/** The client form of a sequenced row read in plain SQL. */
+export function loggedEventOfRow(r: LoggedEventRow): LoggedEvent {
+  return {
+    cursor: String(r.cursor),
+    type: r.type,
+    time: new Date(Number(r.created_at)).toISOString(),
+    payload: JSON.parse(r.payload) as WalletNotification,
+  };
+}
+
 /** Parses a client cursor: a non-negative decimal integer; `undefined` when it is not one. */
 export function parseCursor(text: string): bigint | undefined {
   return /^(0|[1-9][0-9]{0,18})$/.test(text) ? BigInt(text) : undefined;

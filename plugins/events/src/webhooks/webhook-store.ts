@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { Database, type Logger } from "@tender/core";
+import { Database, LeanSql, type Logger } from "@tender/core";
 import { retryDelayMs, type EventsConfig } from "../config.js";
 import type { LoggedEvent } from "../log/logged-event.js";
 import { DeliveryRecord, WebhookRecord } from "../persistence/records.js";
@@ -19,12 +19,22 @@ export interface AttemptOutcome {
 
 /** Webhooks and their deliveries in the wallet database. */
 export class WebhookStore {
+  /** The enabled webhooks, read at every change the event log records: plain SQL, no unit of work. */
+  private readonly webhooks: LeanSql;
+
   constructor(
     private readonly db: Database,
     private readonly cfg: EventsConfig,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.webhooks = new LeanSql(db, "webhook");
+  }
+
+  /** Id and wanted event types (JSON) of every enabled webhook, through the transaction of the moment. */
+  private enabled(): Promise<{ id: string; event_types: string }[]> {
+    return this.webhooks.all("select id, event_types from {t} where enabled = ? order by created_at, id", [true]);
+  }
 
   async create(url: string, eventTypes: string[], description: string): Promise<WebhookRecord> {
     const em = this.db.em();
@@ -78,13 +88,14 @@ export class WebhookStore {
    * type (called in the sequencing transaction, so an event and its deliveries appear together).
    */
   async enqueue(events: LoggedEvent[]): Promise<number> {
+    const hooks = await this.enabled();
+    if (hooks.length === 0) return 0;
     const em = this.db.em();
-    const hooks = await em.find(WebhookRecord, { enabled: true });
     let n = 0;
     const t = BigInt(this.now());
     for (const e of events) {
       for (const h of hooks) {
-        const types = JSON.parse(h.eventTypes) as string[];
+        const types = JSON.parse(h.event_types) as string[];
         if (types.length && !types.includes(e.type)) continue;
         em.create(DeliveryRecord, {
           webhookId: h.id, eventCursor: BigInt(e.cursor), eventType: e.type, status: "pending", attempts: 0,
@@ -99,9 +110,9 @@ export class WebhookStore {
 
   /** Pending deliveries whose next attempt is due, of enabled webhooks, oldest first. */
   async due(limit: number): Promise<DeliveryRecord[]> {
-    const em = this.db.em();
-    const enabled = new Set((await em.find(WebhookRecord, { enabled: true }, { fields: ["id"] })).map((w) => w.id));
+    const enabled = new Set((await this.enabled()).map((w) => w.id));
     if (!enabled.size) return [];
+    const em = this.db.em();
     return em.find(DeliveryRecord, { status: "pending", nextAttemptAt: { $lte: BigInt(this.now()) }, webhookId: { $in: [...enabled] } },
       { orderBy: { id: "asc" }, limit });
   }
