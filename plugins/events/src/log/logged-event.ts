@@ -14,12 +14,7 @@ export interface LoggedEvent {
 
 /** The client form of a sequenced row. */
 export function loggedEvent(r: EventRecord): LoggedEvent {
-  return {
-    cursor: String(r.cursor),
-    type: r.type,
-    time: new Date(Number(r.createdAt)).toISOString(),
-    payload: JSON.parse(r.payload) as WalletNotification,
-  };
+  return loggedEventOfRow({ cursor: r.cursor, type: r.type, created_at: r.createdAt, payload: r.payload });
 }
 
 /** The columns of a sequenced row as plain SQL reads them (SQLite: numbers; PostgreSQL: bigints as strings). */
