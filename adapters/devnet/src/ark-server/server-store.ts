@@ -309,9 +309,16 @@ export class ArkServerStore {
     return r.affectedRows ?? 0;
   }
 
-  /** Runs read-only statements outside the writer (they see committed state). */
+  /**
+   * Runs read-only statements outside the writer (they see committed state): on SQLite prepared
+   * on the connection itself ({@link committed}; the background pollers read every 200 ms), else
+   * through MikroORM.
+   */
   read<T>(fn: (sql: Sql) => Promise<T>): Promise<T> {
-    return fn(this.em());
+    if (!this.native) return fn(this.em());
+    return fn({
+      execute: (q, params = [], method = "all") => (method === "all" ? this.committed(q, params) : this.em().execute(q, params, method)),
+    });
   }
 
   /** Runs `fn` as the only writer, inside one transaction. */

@@ -116,6 +116,8 @@ describe("ark server: Lightning receive refusals and recovery (start limits, rec
     const err = await rejection(bob.claim());
     expect(err.message).to.match(/too close to the current chaintip to safely settle the hold invoice|payment status in incorrect state: canceled/);
     await eventually(async () => (await bob.port.checkLightningReceive(bob.paymentHash, false)).state === "canceled");
+    // the server records the cancel before it cancels the hold invoice: the payer hears of it just after
+    await eventually(async () => paid.status === "refunded");
     expect(paid.status).to.equal("refunded");
     expect(await f.ark.server.lightningSend.store.settlement(bob.hashHex)).to.equal(undefined);
   });
