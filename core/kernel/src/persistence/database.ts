@@ -141,10 +141,7 @@ export class Database {
    * for the write-ahead log's flush under way, so it reads nothing that is not on disk yet.
    */
   async sqliteReady(): Promise<SqliteStatements | undefined> {
-    if (!this.tx.getStore()) {
-      const pending = this.wal?.pending();
-      if (pending) await pending.catch(() => undefined);
-    }
+    if (!this.tx.getStore()) await this.settled();
     return this.sqliteNow();
   }
 
@@ -160,8 +157,7 @@ export class Database {
 
   /** Resolves when the write-ahead log's flush under way (if any) ended: a raw read outside a transaction then sees only what is on disk. */
   async settled(): Promise<void> {
-    const pending = this.wal?.pending();
-    if (pending) await pending.catch(() => undefined);
+    await this.wal?.idle();
   }
 
   /** Whether a sync of the write-ahead log failed: no commit counts as durable until the database is reopened. */

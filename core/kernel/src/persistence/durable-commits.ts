@@ -38,8 +38,8 @@ export function durableCommits(wal: WalSync, native: { connection?: NativeConnec
       // a flush started past MikroORM (prepared statements, the reference server's own
       // transactions) may be under way: a statement outside a transaction reads only what is on disk
       if (native.connection?.inTransaction !== true) {
-        const pending = wal.pending();
-        if (pending) await pending.catch(() => undefined);
+        const idle = wal.idle();
+        if (idle) await idle;
       }
       // a commit whose sync failed did commit on the connection: the rollback kysely sends after
       // the failure finds no transaction, and must still end it so the connection is released

@@ -12,7 +12,7 @@
  * - a write that leaves the connection outside a transaction (a commit, or a statement on its
  *   own) is followed by {@link flush} before its caller continues;
  * - a statement started outside a transaction first waits for the flush under way
- *   ({@link pending}), so nobody reads a commit that is not on disk yet (the kysely connection
+ *   ({@link idle}), so nobody reads a commit that is not on disk yet (the kysely connection
  *   mutex already keeps MikroORM's statements behind a flush: it is held until the commit that
  *   flushes returns);
  * - a failed sync fails every later flush too: after an fsync error the kernel may have dropped
@@ -22,22 +22,26 @@
  * Flushes coalesce: a flush asked while one runs waits for the next one (the running one may have
  * started before the caller's commit), and every caller waiting then shares it.
  */
-import { close as fsClose, fsync, open as fsOpen } from "node:fs";
-import { open, type FileHandle } from "node:fs/promises";
+import { close, fsync, open } from "node:fs";
 import { promisify } from "node:util";
 import { dirname } from "node:path";
 
 /** Syncs one file to disk (tests replace it to hold or fail a sync). */
 export type FileSync = (path: string) => Promise<void>;
 
-/** fsync of `path` through a short-lived read-only handle (Linux syncs the file's data whatever handle asks). */
+// plain descriptors, not `FileHandle`s: one left open (a database a test never closes) leaks
+// instead of being closed by the garbage collector, which Node warns about
+const openFd = promisify(open);
+const fsyncFd = promisify(fsync);
+const closeFd = promisify(close);
+
+/** fsync of `path` through a short-lived read-only descriptor (Linux syncs the file's data whatever descriptor asks). */
 export const fsyncFile: FileSync = async (path) => {
-  let fh: FileHandle | undefined;
+  const fd = await openFd(path, "r");
   try {
-    fh = await open(path, "r");
-    await fh.sync();
+    await fsyncFd(fd);
   } finally {
-    await fh?.close();
+    await closeFd(fd);
   }
 };
 
@@ -52,8 +56,7 @@ export class DurabilityError extends Error {
  * fsync of the files of one database, keeping the write-ahead log's descriptor open (one trip to
  * the thread pool per sync instead of three). SQLite keeps the log file while the connection is
  * open (it truncates and reuses it, never replaces it), so the descriptor stays good until
- * {@link close}. A plain descriptor, not a `FileHandle`: a database a test never closes leaks it
- * instead of having it closed by the garbage collector (which Node warns about).
+ * {@link close}.
  */
 class KeptDescriptorSync {
   private fds = new Map<string, Promise<number>>();
@@ -62,18 +65,18 @@ class KeptDescriptorSync {
     if (!path.endsWith("-wal")) return fsyncFile(path);
     let fd = this.fds.get(path);
     if (!fd) {
-      fd = promisify(fsOpen)(path, "r");
+      fd = openFd(path, "r");
       this.fds.set(path, fd);
       // a failed open is not kept: the next sync opens again
       fd.catch(() => this.fds.delete(path));
     }
-    await promisify(fsync)(await fd);
+    await fsyncFd(await fd);
   };
 
   async close(): Promise<void> {
     const fds = [...this.fds.values()];
     this.fds.clear();
-    await Promise.allSettled(fds.map(async (fd) => promisify(fsClose)(await fd)));
+    await Promise.allSettled(fds.map(async (fd) => closeFd(await fd)));
   }
 }
 
@@ -102,9 +105,15 @@ export class WalSync {
     return this.failure !== undefined;
   }
 
-  /** The flush under way, if any: a statement outside a transaction awaits it first. */
-  pending(): Promise<void> | undefined {
-    return this.running;
+  /**
+   * Resolves (never rejects) once the flush under way ended; `undefined` when none runs, so the
+   * caller awaits nothing. A statement outside a transaction awaits it first.
+   */
+  idle(): Promise<void> | undefined {
+    return this.running?.then(
+      () => undefined,
+      () => undefined,
+    );
   }
 
   /** Resolves once every commit made before the call is on disk; rejects with a {@link DurabilityError} when that cannot be. */
