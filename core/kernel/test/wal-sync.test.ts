@@ -91,6 +91,39 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     expect((await read).map((r) => r.id)).to.deep.equal(["b"]);
   });
 
+  it("a read that saw a commit made while a sync ran is answered only after the sync that covers that commit", async () => {
+    held.holding = true;
+    const first = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
+    await sleep(5);
+    expect(held.waiting, "the first write's sync is held").to.equal(1);
+    // written at once (a writer does not wait for a sync), covered only by the next sync
+    const second = items.run("insert into {t} (id, n) values (?, ?)", ["b", 2]);
+    const read = items.all<{ id: string }>("select id from {t} order by id");
+    held.releaseAll(); // the first write's sync: it began before the second write
+    await first;
+    expect(await stateAfter(read), "the read, while the second write's sync is held").to.equal("pending");
+    expect(held.waiting, "the second write's sync is under way").to.equal(1);
+    held.releaseAll();
+    await second;
+    expect((await read).map((r) => r.id)).to.deep.equal(["a", "b"]);
+  });
+
+  it("a read waits for nothing when what it saw is on disk, and for the sync under way alone when that sync covers it", async () => {
+    await items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
+    const asked = held.asked.length;
+    expect((await items.all<{ id: string }>("select id from {t}")).length).to.equal(1);
+    expect(held.asked.length, "no sync for a read of synced rows").to.equal(asked);
+    held.holding = true;
+    const write = items.run("insert into {t} (id, n) values (?, ?)", ["b", 2]);
+    await sleep(5);
+    const read = items.all<{ id: string }>("select id from {t}");
+    expect(await stateAfter(read), "the read, while the write's sync is held").to.equal("pending");
+    held.releaseAll();
+    await write;
+    expect((await read).length).to.equal(2);
+    expect(held.asked.length, "the read asked for no sync of its own").to.equal(asked + 1);
+  });
+
   it("MikroORM's statements outside a transaction are synced as well (an entity manager's own commit)", async () => {
     held.holding = true;
     const em = db.em() as unknown as { execute(q: string, p: unknown[], m: string): Promise<unknown> };

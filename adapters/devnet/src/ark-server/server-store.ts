@@ -299,8 +299,13 @@ export class ArkServerStore {
    * through MikroORM.
    */
   private async committed(q: string, params: unknown[] = []): Promise<Row[]> {
-    if (this.native) await this.db.settled();
-    if (this.native && !this.native.inTransaction) return this.native.execute(q, params, "all");
+    if (this.native && !this.native.inTransaction) {
+      const rows = this.native.execute(q, params, "all");
+      // answered once what the read saw is on disk (a group commit may still be syncing)
+      const seen = this.db.seenDurable();
+      if (seen) await seen;
+      return rows;
+    }
     return this.all(this.em(), q, params);
   }
 
@@ -404,41 +409,25 @@ export class ArkServerStore {
   }
 
   /**
-   * Writes the queued writes (runs as the writer): on SQLite with prepared statements in one
-   * synchronous transaction, else (PostgreSQL, or the connection unexpectedly inside a
-   * transaction) through MikroORM.
+   * Writes the queued writes (runs as the writer): on SQLite with prepared statements at once
+   * ({@link writeNow}), else (PostgreSQL, or the connection unexpectedly inside a transaction)
+   * through MikroORM.
    */
   private async flushWrites(): Promise<void> {
     const batch = this.writeQueue;
     this.writeQueue = [];
-    const group = async (items: readonly QueuedWrite[]): Promise<unknown[]> => {
-      if (this.native) await this.db.settled();
-      const native = this.native?.inTransaction === false ? this.native : undefined;
-      if (native) {
-        // the connection's own transaction commits as it returns (the log written, not yet
-        // synced): nobody hears of it before the log is on disk
-        const results = native.transaction(() => items.map((b) => runStatementsNow(native, b.statements())));
-        await this.db.durable();
-        return results;
-      }
-      return this.transaction(async (sql) => {
+    const native = this.native?.inTransaction === false ? this.native : undefined;
+    if (native) return this.writeNow(native, batch);
+    const group = (items: readonly QueuedWrite[]) =>
+      this.transaction(async (sql) => {
         const results: unknown[] = [];
         for (const b of items) results.push(await runStatements(sql, b.statements()));
         return results;
       });
-    };
-    const committed = (items: readonly QueuedWrite[]) => {
-      this.groupCommits.commits++;
-      this.groupCommits.writes += items.length;
-      const spends = items.filter((b) => b.spend).length;
-      if (spends === 0) return;
-      this.spendCommits.commits++;
-      this.spendCommits.spends += spends;
-    };
     if (batch.length > 1) {
       try {
         const results = await group(batch);
-        committed(batch);
+        this.counted(batch);
         batch.forEach((b, k) => b.resolve(results[k]));
         return;
       } catch {
@@ -448,12 +437,61 @@ export class ArkServerStore {
     for (const b of batch) {
       try {
         const [result] = await group([b]);
-        committed([b]);
+        this.counted([b]);
         b.resolve(result);
       } catch (e) {
         b.reject(e);
       }
     }
+  }
+
+  /**
+   * Writes a batch on the SQLite connection itself, within this turn of the event loop: in one
+   * transaction, or each write in its own when one of them fails (rolled back, it refuses only
+   * itself). The writer is free again as soon as the batch is written, so the next batch is
+   * written while this one's log is synced; every caller hears once the log is on disk — a
+   * refusal too, since it may rest on a commit still syncing.
+   */
+  private writeNow(native: NativeSqlite, batch: readonly QueuedWrite[]): void {
+    const outcomes: { write: QueuedWrite; ok: boolean; value: unknown }[] = [];
+    let grouped = false;
+    if (batch.length > 1) {
+      try {
+        // the connection's own transaction commits as it returns (the log written, not yet synced)
+        const results = native.transaction(() => batch.map((b) => runStatementsNow(native, b.statements())));
+        batch.forEach((write, k) => outcomes.push({ write, ok: true, value: results[k] }));
+        this.counted(batch);
+        grouped = true;
+      } catch {
+        // one of them failed (rolled back, nothing of the group is written): one by one below
+      }
+    }
+    if (!grouped) {
+      for (const write of batch) {
+        try {
+          const value = native.transaction(() => runStatementsNow(native, write.statements()));
+          outcomes.push({ write, ok: true, value });
+          this.counted([write]);
+        } catch (e) {
+          outcomes.push({ write, ok: false, value: e });
+        }
+      }
+    }
+    const onDisk = outcomes.some((o) => o.ok) ? this.db.durable() : (this.db.seenDurable() ?? Promise.resolve());
+    void onDisk.then(
+      () => outcomes.forEach((o) => (o.ok ? o.write.resolve(o.value) : o.write.reject(o.value))),
+      (e: unknown) => outcomes.forEach((o) => o.write.reject(o.ok ? e : o.value)),
+    );
+  }
+
+  /** Counts a commit of `items` (see {@link groupCommits}, {@link spendCommits}). */
+  private counted(items: readonly QueuedWrite[]): void {
+    this.groupCommits.commits++;
+    this.groupCommits.writes += items.length;
+    const spends = items.filter((b) => b.spend).length;
+    if (spends === 0) return;
+    this.spendCommits.commits++;
+    this.spendCommits.spends += spends;
   }
 
   /**

@@ -1,6 +1,6 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { silentLogger, type DatabaseLocation, type FileSync } from "@tender/core";
@@ -217,6 +217,43 @@ describe("ark server store on an SQLite file: a group commit is answered once th
     release();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("the next group is written while the previous one's log is synced; each spend resolves once its own group is on disk", async () => {
+    const fundingTx = { txid: "aa".repeat(32), raw: new Uint8Array([9]), signed: true, isFunding: true };
+    await store.insertBoard(vtxo(id(1)), fundingTx);
+    await store.insertBoard(vtxo(id(2)), fundingTx);
+    const logSize = () => statSync(join(dir, "server.sqlite-wal")).size;
+    holding = true;
+    const first = store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [], [vtxo(id(3), "unregistered")], []);
+    expect(await stateAfter(first)).to.equal("pending");
+    expect(gates.length, "the first group's sync is held").to.equal(1);
+    const before = logSize();
+    const second = store.recordArkoorSpend([{ id: id(2), spendTxid: "cc".repeat(32) }], [], [vtxo(id(4), "unregistered")], []);
+    expect(await stateAfter(second)).to.equal("pending");
+    expect(logSize(), "the second group is in the log while the first one's sync runs").to.be.greaterThan(before);
+    release(); // the first group's sync: it began before the second group was written
+    await first;
+    expect(await stateAfter(second), "the second spend, while its own sync is held").to.equal("pending");
+    expect(gates.length, "the second group's sync is under way").to.equal(1);
+    holding = false;
+    release();
+    await second;
+    expect((await store.getVtxo(id(2)))?.state).to.equal("spent");
+  });
+
+  it("a double spend refused on a spend still syncing is answered once that spend is on disk", async () => {
+    await store.insertBoard(vtxo(id(1)), { txid: "aa".repeat(32), raw: new Uint8Array([9]), signed: true, isFunding: true });
+    holding = true;
+    const first = store.recordArkoorSpend([{ id: id(1), spendTxid: "bb".repeat(32) }], [], [vtxo(id(2), "unregistered")], []);
+    expect(await stateAfter(first)).to.equal("pending");
+    const second = store.recordArkoorSpend([{ id: id(1), spendTxid: "cc".repeat(32) }], [], [vtxo(id(3), "unregistered")], []);
+    const refused = second.then(() => "accepted", (e: unknown) => (e instanceof DoubleSpendError ? "refused" : String(e)));
+    expect(await stateAfter(refused), "the refusal, while the spend it rests on is not on disk").to.equal("pending");
+    holding = false;
+    release();
+    await first;
+    expect(await refused).to.equal("refused");
   });
 
   it("a spend resolves only after the sync, and a read meanwhile does not see it", async () => {

@@ -99,6 +99,11 @@ export class Database {
       const native: { connection?: NativeConnection } = {};
       orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path, ...(wal ? { onCreateConnection: durableCommits(wal, native) } : {}) } as never);
       native.connection = await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativeConnection> }).getNativeClient();
+      if (wal) {
+        const connection = native.connection;
+        const total = connection.prepare("select total_changes()").pluck();
+        wal.changes = () => (connection.open && !connection.inTransaction ? Number(total.get()) : undefined);
+      }
       await orm.em.getConnection().execute("pragma journal_mode = wal");
       await orm.em.getConnection().execute("pragma synchronous = normal");
     } else {
@@ -137,15 +142,6 @@ export class Database {
   }
 
   /**
-   * Like {@link sqliteNow}, for a statement about to run: outside a transaction it first waits
-   * for the write-ahead log's flush under way, so it reads nothing that is not on disk yet.
-   */
-  async sqliteReady(): Promise<SqliteStatements | undefined> {
-    if (!this.tx.getStore()) await this.settled();
-    return this.sqliteNow();
-  }
-
-  /**
    * Resolves once every commit made so far is on disk (SQLite: the write-ahead log synced off
    * the event loop; PostgreSQL: at once, its commits are durable when they return). Whoever
    * commits on the SQLite connection past MikroORM (prepared statements outside a transaction,
@@ -155,9 +151,13 @@ export class Database {
     await this.wal?.flush();
   }
 
-  /** Resolves when the write-ahead log's flush under way (if any) ended: a raw read outside a transaction then sees only what is on disk. */
-  async settled(): Promise<void> {
-    await this.wal?.idle();
+  /**
+   * Asked right after a raw read outside a transaction, in the same turn of the event loop:
+   * resolves once every commit the read could have seen is on disk, `undefined` when they already
+   * are (SQLite; PostgreSQL's commits are durable when they return). The reader answers only then.
+   */
+  seenDurable(): Promise<void> | undefined {
+    return this.wal?.seenDurable();
   }
 
   /** Whether a sync of the write-ahead log failed: no commit counts as durable until the database is reopened. */

@@ -5,14 +5,16 @@
  * transaction, statements on their own and migrations are all covered: a write statement that
  * leaves the connection outside a transaction (a `commit`, or an autocommitted write) returns only
  * once the log is synced. The connection's mutex is held meanwhile, so MikroORM runs nothing
- * else on it until then; a statement outside a transaction first waits for a flush someone
- * started past MikroORM.
+ * else on it until then; a read outside a transaction returns once what it saw is on disk (a
+ * commit made past MikroORM may still be syncing).
  */
 import type { WalSync } from "./wal-sync.js";
 
-/** The part of the better-sqlite3 connection read here. */
+/** The part of the better-sqlite3 connection used here and by `Database`. */
 export interface NativeConnection {
   readonly inTransaction: boolean;
+  readonly open: boolean;
+  prepare(sql: string): { pluck(): { get(): unknown } };
 }
 
 /** The part of kysely's connection wrapped here. */
@@ -35,19 +37,22 @@ export function durableCommits(wal: WalSync, native: { connection?: NativeConnec
     const c = connection as KyselyConnection;
     const execute = c.executeQuery.bind(c);
     c.executeQuery = async (query) => {
-      // a flush started past MikroORM (prepared statements, the reference server's own
-      // transactions) may be under way: a statement outside a transaction reads only what is on disk
-      if (native.connection?.inTransaction !== true) {
-        const idle = wal.idle();
-        if (idle) await idle;
-      }
+      const outside = native.connection?.inTransaction !== true;
       // a commit whose sync failed did commit on the connection: the rollback kysely sends after
       // the failure finds no transaction, and must still end it so the connection is released
-      if (native.connection?.inTransaction === false && ROLLBACK.test(query.sql)) return { rows: [] };
+      if (outside && native.connection && ROLLBACK.test(query.sql)) return { rows: [] };
       const result = await execute(query);
+      if (native.connection?.inTransaction === true) return result;
       // a reader (select, pragma query) answers rows only; a writer also a count of changed rows
       const wrote = result.numAffectedRows !== undefined && !NOTHING_WRITTEN.test(query.sql);
-      if (wrote && native.connection?.inTransaction !== true) await wal.flush();
+      if (wrote) {
+        await wal.flush();
+      } else if (outside) {
+        // a read (or a begin) outside a transaction may have seen a commit made past MikroORM
+        // (prepared statements, the reference server's own transactions) whose sync is under way
+        const seen = wal.seenDurable();
+        if (seen) await seen;
+      }
       return result;
     };
   };

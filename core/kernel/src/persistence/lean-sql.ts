@@ -28,15 +28,21 @@ export class LeanSql {
 
   /** The rows a `select` returns. */
   async all<T>(query: string, params: readonly unknown[] = []): Promise<T[]> {
-    const rows = (await this.db.sqliteReady())?.all<T>(query.replaceAll("{t}", this.table), params);
-    if (rows) return rows;
+    const sqlite = this.db.sqliteNow();
+    const rows = sqlite?.all<T>(query.replaceAll("{t}", this.table), params);
+    if (rows) {
+      // outside a transaction, answered once what the read saw is on disk
+      const seen = sqlite!.inTransaction ? undefined : this.db.seenDurable();
+      if (seen) await seen;
+      return rows;
+    }
     const { em, sql } = this.prepare(query);
     return (await em.execute(sql, params, "all")) as T[];
   }
 
   /** Runs an `insert`, `update` or `delete`; answers how many rows it changed. */
   async run(query: string, params: readonly unknown[] = []): Promise<number> {
-    const sqlite = await this.db.sqliteReady();
+    const sqlite = this.db.sqliteNow();
     const changed = sqlite?.run(query.replaceAll("{t}", this.table), params);
     if (changed !== undefined) {
       // a statement on its own committed as it ran: durable before the caller goes on

@@ -11,16 +11,18 @@
  * Rules (kept by `Database` and by every user of the raw connection):
  * - a write that leaves the connection outside a transaction (a commit, or a statement on its
  *   own) is followed by {@link flush} before its caller continues;
- * - a statement started outside a transaction first waits for the flush under way
- *   ({@link idle}), so nobody reads a commit that is not on disk yet (the kysely connection
- *   mutex already keeps MikroORM's statements behind a flush: it is held until the commit that
- *   flushes returns);
- * - a failed sync fails every later flush too: after an fsync error the kernel may have dropped
- *   the unwritten pages and a later sync could succeed without them, so no later commit may be
- *   taken for durable. The daemon's database answers errors until it is reopened.
+ * - a read outside a transaction is answered only once what it saw is on disk
+ *   ({@link seenDurable}, asked right after the read): nobody hears of a commit that is not on
+ *   disk yet. What a read saw is measured by the connection's count of changed rows
+ *   (`total_changes()`, {@link changes}), which a commit raises the moment it runs, before its
+ *   committer even asks for the flush; each sync records the count it started at;
+ * - a failed sync fails every later flush and read too: after an fsync error the kernel may have
+ *   dropped the unwritten pages and a later sync could succeed without them, so no later commit
+ *   may be taken for durable. The daemon's database answers errors until it is reopened.
  *
  * Flushes coalesce: a flush asked while one runs waits for the next one (the running one may have
- * started before the caller's commit), and every caller waiting then shares it.
+ * started before the caller's commit), and every caller waiting then shares it. A writer never
+ * waits for a sync before writing: its own flush comes after every earlier commit's.
  */
 import { close, fsync, open } from "node:fs";
 import { promisify } from "node:util";
@@ -84,12 +86,23 @@ class KeptDescriptorSync {
 export class WalSync {
   private running: Promise<void> | undefined;
   private next: Promise<void> | undefined;
+  /** The connection's count of changed rows that the last completed sync started at (all of them on disk). */
+  private syncedChanges = 0;
   private failure: DurabilityError | undefined;
   private directorySynced = false;
   private readonly kept: KeptDescriptorSync | undefined;
   private readonly sync: FileSync;
   /** How many syncs ran (tests and metrics read it). */
   syncs = 0;
+  /** The count of changed rows the running sync started at (undefined: unknown). */
+  private runningFrom: number | undefined;
+  /**
+   * The connection's count of changed rows so far (SQLite's `total_changes()`), `undefined` while
+   * the connection is inside a transaction (its rows are counted before they are committed). Set
+   * once the connection is open; until then a read outside a transaction waits for the flushes
+   * under way.
+   */
+  changes: (() => number | undefined) | undefined;
 
   /**
    * `sync` replaces the file sync (tests); by default the log's handle stays open between syncs.
@@ -106,14 +119,18 @@ export class WalSync {
   }
 
   /**
-   * Resolves (never rejects) once the flush under way ended; `undefined` when none runs, so the
-   * caller awaits nothing. A statement outside a transaction awaits it first.
+   * Asked right after a read outside a transaction, in the same turn of the event loop: resolves
+   * once every commit the read could have seen is on disk (`undefined` when they already are, so
+   * the reader awaits nothing); rejects with the {@link DurabilityError} once a sync failed.
    */
-  idle(): Promise<void> | undefined {
-    return this.running?.then(
-      () => undefined,
-      () => undefined,
-    );
+  seenDurable(): Promise<void> | undefined {
+    if (this.failure) return Promise.reject(this.failure);
+    const seen = this.changes?.();
+    if (seen === undefined) return this.running || this.next ? this.flush() : undefined;
+    if (seen <= this.syncedChanges) return undefined;
+    // the running sync started after every commit the read saw: it is enough
+    if (this.running && this.runningFrom !== undefined && this.runningFrom >= seen) return this.running;
+    return this.flush();
   }
 
   /** Resolves once every commit made before the call is on disk; rejects with a {@link DurabilityError} when that cannot be. */
@@ -135,10 +152,15 @@ export class WalSync {
   }
 
   private start(): Promise<void> {
-    const run = this.syncNow().finally(() => {
+    // everything committed so far is in the log: this sync covers it (unknown inside a transaction)
+    const from = this.changes?.();
+    const run = this.syncNow().then(() => {
+      if (from !== undefined && from > this.syncedChanges) this.syncedChanges = from;
+    }).finally(() => {
       if (this.running === run) this.running = undefined;
     });
     this.running = run;
+    this.runningFrom = from;
     return run;
   }
 
