@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Database, DurabilityError, LeanSql, WalSync, silentLogger, type FileSync, type Logger } from "../src/index.js";
@@ -89,6 +89,40 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     held.releaseAll();
     expect(await write).to.equal(1);
     expect((await read).map((r) => r.id)).to.deep.equal(["b"]);
+  });
+
+  it("a transaction's connection is free while its log syncs: the next transaction commits meanwhile and shares the next sync", async () => {
+    const logSize = () => statSync(join(dir, "wallet.sqlite-wal")).size;
+    held.holding = true;
+    const first = db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]));
+    expect(await stateAfter(first), "the first transaction, its sync held").to.equal("pending");
+    const before = logSize();
+    const second = db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["b", 2]));
+    const third = db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", ["c", 3]));
+    expect(await stateAfter(Promise.all([second, third])), "the later transactions, before any sync covers them").to.equal("pending");
+    expect(logSize(), "the later transactions committed while the first one's sync ran").to.be.greaterThan(before);
+    const syncs = held.asked.length;
+    held.releaseAll(); // the first transaction's sync: it began before the later commits
+    expect(await first).to.equal(1);
+    expect(await stateAfter(Promise.all([second, third])), "the later transactions, their sync held").to.equal("pending");
+    held.releaseAll();
+    expect(await Promise.all([second, third])).to.deep.equal([1, 1]);
+    expect(held.asked.length - syncs, "one sync for both later transactions").to.equal(1);
+  });
+
+  it("a transaction that fails on what it read is answered once that read is on disk", async () => {
+    held.holding = true;
+    const write = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
+    await sleep(5);
+    const refused = db.transaction(async () => {
+      const rows = await items.all<{ n: number }>("select n from {t} where id = ?", ["a"]);
+      if (rows.length) throw new Error("already there");
+      return "inserted";
+    }).then((v) => v, (e: Error) => e.message);
+    expect(await stateAfter(refused), "the refusal, while the row it saw is not on disk").to.equal("pending");
+    held.releaseAll();
+    await write;
+    expect(await refused).to.equal("already there");
   });
 
   it("a read that saw a commit made while a sync ran is answered only after the sync that covers that commit", async () => {

@@ -49,6 +49,8 @@ export class Database {
   private orm: MikroORM | undefined;
   private location: DatabaseLocation | undefined;
   private readonly tx = new AsyncLocalStorage<{ em: EntityManager; afterCommit: (() => void)[] }>();
+  /** Set while {@link transaction} begins and commits on SQLite: it syncs the log itself, once the connection is free. */
+  private readonly syncAfter = new AsyncLocalStorage<true>();
   private readonly drains: (() => Promise<void>)[] = [];
   private sqlite: SqliteStatements | undefined;
   private poolGuard: PoolCloseGuard | undefined;
@@ -97,7 +99,9 @@ export class Database {
       // (an in-memory database has nothing to make durable)
       wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync, (e) => this.logger.error(e.message));
       const native: { connection?: NativeConnection } = {};
-      orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path, ...(wal ? { onCreateConnection: durableCommits(wal, native) } : {}) } as never);
+      // the begin and commit of `transaction` (outside the caller's own function, whose context holds `tx`)
+      const syncedByCaller = () => this.syncAfter.getStore() === true && this.tx.getStore() === undefined;
+      orm = await MikroORM.init({ ...common, driver: SqliteDriver, dbName: location.path, ...(wal ? { onCreateConnection: durableCommits(wal, native, syncedByCaller) } : {}) } as never);
       native.connection = await (orm.em.getConnection() as unknown as { getNativeClient(): Promise<NativeConnection> }).getNativeClient();
       if (wal) {
         const connection = native.connection;
@@ -184,12 +188,25 @@ export class Database {
   /**
    * Runs `fn` in one database transaction: everything written through `em()` during `fn`, by any
    * plugin's store, commits together or not at all. Nested calls join the outer transaction.
+   * Returns (and runs the {@link afterCommit} work) once the commit is on disk. On SQLite the
+   * connection is free as soon as the transaction committed: other transactions run while its log
+   * is synced, and commits made meanwhile share the next sync. A transaction that fails is
+   * answered once what it read is on disk (it may have refused on a commit still syncing).
    */
   async transaction<T>(fn: () => Promise<T>): Promise<T> {
     if (this.tx.getStore()) return fn();
     if (!this.orm) throw new Error("database is not open");
     const afterCommit: (() => void)[] = [];
-    const result = await this.orm.em.fork().transactional((em) => this.tx.run({ em: em as EntityManager, afterCommit }, fn));
+    const orm = this.orm;
+    const wal = this.wal;
+    let result: T;
+    try {
+      result = await this.syncAfter.run(true, () => orm.em.fork().transactional((em) => this.tx.run({ em: em as EntityManager, afterCommit }, fn)));
+    } catch (e) {
+      await wal?.seenDurable()?.catch(() => undefined);
+      throw e;
+    }
+    await wal?.flush();
     for (const f of afterCommit) {
       try {
         f();

@@ -4,9 +4,9 @@
  * SQLite connection (MikroORM's `onCreateConnection`), so transactions, flushes outside a
  * transaction, statements on their own and migrations are all covered: a write statement that
  * leaves the connection outside a transaction (a `commit`, or an autocommitted write) returns only
- * once the log is synced. The connection's mutex is held meanwhile, so MikroORM runs nothing
- * else on it until then; a read outside a transaction returns once what it saw is on disk (a
- * commit made past MikroORM may still be syncing).
+ * once the log is synced, the connection's mutex held meanwhile — except the commit of
+ * `Database.transaction`, which syncs after releasing the connection. A read outside a
+ * transaction returns once what it saw is on disk (a commit may still be syncing).
  */
 import type { WalSync } from "./wal-sync.js";
 
@@ -28,15 +28,24 @@ const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
 /** Statements that write nothing for a sync to make durable. */
 const NOTHING_WRITTEN = /^\s*(rollback|begin|savepoint|release)\b/i;
 
+/** The end of a transaction, and its start. */
+const COMMIT = /^\s*(commit|end)\b/i;
+const BEGIN = /^\s*begin\b/i;
+
 /**
  * The `onCreateConnection` hook: wraps the connection's `executeQuery`. `native.connection` is the
  * better-sqlite3 database, set once MikroORM opened it; until then every write is synced.
+ * `syncedByCaller` answers whether the statement belongs to a transaction whose caller syncs
+ * after the connection is released (`Database.transaction`): its `begin` waits for nothing and
+ * its `commit` returns at once, so other transactions run while its log is synced and share the
+ * next sync (group commit across transactions).
  */
-export function durableCommits(wal: WalSync, native: { connection?: NativeConnection }): (connection: unknown) => void {
+export function durableCommits(wal: WalSync, native: { connection?: NativeConnection }, syncedByCaller: () => boolean = () => false): (connection: unknown) => void {
   return (connection) => {
     const c = connection as KyselyConnection;
     const execute = c.executeQuery.bind(c);
     c.executeQuery = async (query) => {
+      if ((COMMIT.test(query.sql) || BEGIN.test(query.sql)) && syncedByCaller()) return execute(query);
       const outside = native.connection?.inTransaction !== true;
       // a commit whose sync failed did commit on the connection: the rollback kysely sends after
       // the failure finds no transaction, and must still end it so the connection is released

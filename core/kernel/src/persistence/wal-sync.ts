@@ -10,7 +10,9 @@
  *
  * Rules (kept by `Database` and by every user of the raw connection):
  * - a write that leaves the connection outside a transaction (a commit, or a statement on its
- *   own) is followed by {@link flush} before its caller continues;
+ *   own) is followed by {@link flush} before its caller continues (`Database.transaction` asks
+ *   for it once the connection is free again, so the next transaction runs during the sync and
+ *   transactions committed meanwhile share the next one: group commit);
  * - a read outside a transaction is answered only once what it saw is on disk
  *   ({@link seenDurable}, asked right after the read): nobody hears of a commit that is not on
  *   disk yet. What a read saw is measured by the connection's count of changed rows
