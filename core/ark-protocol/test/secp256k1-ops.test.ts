@@ -188,6 +188,48 @@ describe("secp256k1 operations: the native addon and tiny-secp256k1 (WASM) agree
     for (const impl of impls) expect(on(impl, () => ecc.verifySchnorr(msg, ecc.xOnlyPointFromScalar(sk), ecc.signSchnorr(msg, sk, rand()))), impl).to.equal(true);
   });
 
+  it("signSchnorr: every BIP-340 signing vector with a 32-byte message, on each implementation", () => {
+    const rows = readFileSync(CSV, "utf8").trim().split(/\r?\n/).slice(1).map((l) => l.split(","));
+    for (const impl of impls) {
+      let compared = 0;
+      for (const [index, sk, , aux, msg, sig] of rows) {
+        if (!sk || msg!.length !== 64) continue;
+        expect(on(impl, () => toHex(ecc.signSchnorr(fromHex(msg!), fromHex(sk), fromHex(aux!)))), `${impl}: row ${index}`).to.equal(sig!.toLowerCase());
+        compared++;
+      }
+      expect(compared, `${impl}: rows compared`).to.equal(4);
+    }
+  });
+
+  it("signSchnorr, privateAdd and privateNegate: the same bytes on both for random and edge inputs, the same throws, and the caller's bytes left as they were", () => {
+    const one = bigIntTo32(1n);
+    const top = bigIntTo32(N - 1n);
+    const keys = [...Array.from({ length: 24 }, scalar), one, top];
+    const sign: ((o: Secp256k1Ops) => unknown)[] = keys.flatMap((sk) => {
+      const msg = rand();
+      const aux = rand();
+      return [(o: Secp256k1Ops) => o.signSchnorr(msg, sk, aux), (o: Secp256k1Ops) => o.signSchnorr(msg, sk), (o: Secp256k1Ops) => o.signSchnorr(msg, sk, new Uint8Array(32))];
+    });
+    const [m, a, k] = [rand(), rand(), scalar()];
+    sign.push((o) => o.signSchnorr(m, bigIntTo32(0n), a), (o) => o.signSchnorr(m, bigIntTo32(N), a), (o) => o.signSchnorr(m.subarray(1), k, a), (o) => o.signSchnorr(m, k, a.subarray(1)));
+    expect(agree("signSchnorr", sign), "signatures made").to.equal(keys.length * 3);
+    const add: ((o: Secp256k1Ops) => unknown)[] = keys.map((d) => [d, scalar()] as const).flatMap(([d, t]) => [
+      (o: Secp256k1Ops) => o.privateAdd(d, t), (o: Secp256k1Ops) => o.privateAdd(d, bigIntTo32(0n)),
+      (o: Secp256k1Ops) => o.privateAdd(d, bigIntTo32(N - bytesToBigInt(d))), (o: Secp256k1Ops) => o.privateAdd(d, bigIntTo32(N)),
+    ]);
+    add.push((o) => o.privateAdd(bigIntTo32(0n), k), (o) => o.privateAdd(bigIntTo32(N), k), (o) => o.privateAdd(m.subarray(1), k));
+    expect(agree("privateAdd", add), "sums made (the zero sums are null)").to.equal(keys.length * 3);
+    const negate = [...keys, bigIntTo32(0n), bigIntTo32(N), rand(33)].map((d) => (o: Secp256k1Ops) => o.privateNegate(d));
+    expect(agree("privateNegate", negate)).to.equal(keys.length);
+    for (const impl of impls) {
+      const d = scalar();
+      const before = toHex(d);
+      const tweak = scalar();
+      on(impl, () => [ecc.signSchnorr(rand(), d, rand()), ecc.privateAdd(d, tweak), ecc.privateNegate(d)]);
+      expect(toHex(d), `${impl}: the secret key after use`).to.equal(before);
+    }
+  });
+
   it("the protocol's signing gives the same bytes on both: BIP-340 with given randomness, MuSig2 deterministic co-signing", () => {
     for (let i = 0; i < 8; i++) {
       const sk = scalar();
