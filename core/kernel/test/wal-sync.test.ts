@@ -125,6 +125,22 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     expect(await refused).to.equal("already there");
   });
 
+  it("a MikroORM transaction of its own that rolls back is answered once what it read is on disk", async () => {
+    held.holding = true;
+    const write = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
+    await sleep(5);
+    const em = db.em() as unknown as { transactional<T>(cb: (em: { execute(q: string, p: unknown[], m: string): Promise<unknown> }) => Promise<T>): Promise<T> };
+    const refused = em.transactional(async (tx) => {
+      const rows = (await tx.execute("select n from test_item where id = ?", ["a"], "all")) as unknown[];
+      if (rows.length) throw new Error("already there");
+      return "inserted";
+    }).then((v) => v, (e: Error) => e.message);
+    expect(await stateAfter(refused), "the refusal, while the row it saw is not on disk").to.equal("pending");
+    held.releaseAll();
+    await write;
+    expect(await refused).to.equal("already there");
+  });
+
   it("a read that saw a commit made while a sync ran is answered only after the sync that covers that commit", async () => {
     held.holding = true;
     const first = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);

@@ -56,11 +56,13 @@ export function durableCommits(wal: WalSync, native: { connection?: NativeConnec
       const wrote = result.numAffectedRows !== undefined && !NOTHING_WRITTEN.test(query.sql);
       if (wrote) {
         await wal.flush();
-      } else if (outside) {
-        // a read (or a begin) outside a transaction may have seen a commit made past MikroORM
-        // (prepared statements, the reference server's own transactions) whose sync is under way
+      } else if (outside || ROLLBACK.test(query.sql)) {
+        // a read outside a transaction, or a transaction that gave up, may have seen a commit
+        // whose sync is under way (made past MikroORM, or by a transaction that syncs after
+        // releasing the connection): answered once that commit is on disk
         const seen = wal.seenDurable();
-        if (seen) await seen;
+        // a rollback never fails for it (its caller has its own error, and the connection must be released)
+        if (seen) await (outside ? seen : seen.catch(() => undefined));
       }
       return result;
     };
