@@ -110,35 +110,30 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     expect(held.asked.length - syncs, "one sync for both later transactions").to.equal(1);
   });
 
-  it("a transaction that fails on what it read is answered once that read is on disk", async () => {
-    held.holding = true;
-    const write = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
-    await sleep(5);
-    const refused = db.transaction(async () => {
-      const rows = await items.all<{ n: number }>("select n from {t} where id = ?", ["a"]);
-      if (rows.length) throw new Error("already there");
-      return "inserted";
-    }).then((v) => v, (e: Error) => e.message);
-    expect(await stateAfter(refused), "the refusal, while the row it saw is not on disk").to.equal("pending");
-    held.releaseAll();
-    await write;
-    expect(await refused).to.equal("already there");
-  });
+  /** Refuses when the row was seen. */
+  const refuseIfThere = (rows: readonly unknown[]): string => {
+    if (rows.length) throw new Error("already there");
+    return "inserted";
+  };
 
-  it("a MikroORM transaction of its own that rolls back is answered once what it read is on disk", async () => {
+  /** Runs `refuse` (a transaction that refuses on the row it reads) while the row's write is syncing: it must be answered only after that sync. */
+  async function refusalWaitsForTheRowsSync(refuse: () => Promise<string>): Promise<void> {
     held.holding = true;
     const write = items.run("insert into {t} (id, n) values (?, ?)", ["a", 1]);
     await sleep(5);
-    const em = db.em() as unknown as { transactional<T>(cb: (em: { execute(q: string, p: unknown[], m: string): Promise<unknown> }) => Promise<T>): Promise<T> };
-    const refused = em.transactional(async (tx) => {
-      const rows = (await tx.execute("select n from test_item where id = ?", ["a"], "all")) as unknown[];
-      if (rows.length) throw new Error("already there");
-      return "inserted";
-    }).then((v) => v, (e: Error) => e.message);
+    const refused = refuse().then((v) => v, (e: Error) => e.message);
     expect(await stateAfter(refused), "the refusal, while the row it saw is not on disk").to.equal("pending");
     held.releaseAll();
     await write;
     expect(await refused).to.equal("already there");
+  }
+
+  it("a transaction that fails on what it read is answered once that read is on disk", () =>
+    refusalWaitsForTheRowsSync(() => db.transaction(async () => refuseIfThere(await items.all("select n from {t} where id = ?", ["a"])))));
+
+  it("a MikroORM transaction of its own that rolls back is answered once what it read is on disk", () => {
+    const em = db.em() as unknown as { transactional<T>(cb: (em: { execute(q: string, p: unknown[], m: string): Promise<unknown> }) => Promise<T>): Promise<T> };
+    return refusalWaitsForTheRowsSync(() => em.transactional(async (tx) => refuseIfThere((await tx.execute("select n from test_item where id = ?", ["a"], "all")) as unknown[])));
   });
 
   it("a read that saw a commit made while a sync ran is answered only after the sync that covers that commit", async () => {
