@@ -199,13 +199,8 @@ export class Database {
     const afterCommit: (() => void)[] = [];
     const orm = this.orm;
     const wal = this.wal;
-    let result: T;
-    try {
-      result = await this.syncAfter.run(true, () => orm.em.fork().transactional((em) => this.tx.run({ em: em as EntityManager, afterCommit }, fn)));
-    } catch (e) {
-      await wal?.seenDurable()?.catch(() => undefined);
-      throw e;
-    }
+    // a failure is answered once what the transaction read is on disk: its rollback waits for that (`durable-commits.ts`)
+    const result = await this.syncAfter.run(true, () => orm.em.fork().transactional((em) => this.tx.run({ em: em as EntityManager, afterCommit }, fn)));
     await wal?.flush();
     for (const f of afterCommit) {
       try {
