@@ -14,11 +14,10 @@
  * negations, `k + e·d` as the addon's secret-key tweaks; JavaScript only hashes and XORs bytes
  * and never turns a secret into a number). Secret-key sums and negations alone stay on
  * tiny-secp256k1 (libsecp256k1 too, and faster for one scalar operation than a call into the
- * addon). Both
- * implementations pass every BIP-340/327/341 vector, and a property test compares them on random
- * and edge inputs (`test/secp256k1-ops.test.ts`): the same signatures byte for byte. The native
- * one does the point operations 3–4× faster and signs about 5× faster (`npm run bench`, protocol
- * bench).
+ * addon). Both implementations pass every BIP-340/327/341 vector, and a property test compares
+ * them on random and edge inputs (`test/secp256k1-ops.test.ts`): the same signatures byte for
+ * byte. The native one does the point operations 3–4× faster and signs about 3× faster
+ * (`npm run bench`, protocol bench).
  */
 import { createRequire } from "node:module";
 import * as wasm from "tiny-secp256k1";

@@ -37,8 +37,9 @@ const COLLECT_TIMEOUT_MS = 3_000;
 /**
  * The daemon's Prometheus metrics (prom-client): the process's standard ones (`process_…`,
  * `nodejs_…`), the kernel's HTTP request counts and latencies by route template, and what
- * plugins add — counters they increment and gauges read at scrape time. Plugins use this class only (they do not import prom-client). Labels never carry
- * addresses, amounts of single payments, tokens or other secrets.
+ * plugins add — counters they increment and gauges read at scrape time. Plugins use this class
+ * only (they do not import prom-client). Labels never carry addresses, amounts of single
+ * payments, tokens or other secrets.
  */
 export class Metrics {
   readonly registry = new Registry();

@@ -28,9 +28,8 @@ const ROLLBACK = /^\s*rollback\s*;?\s*$/i;
 /** Statements that write nothing for a sync to make durable. */
 const NOTHING_WRITTEN = /^\s*(rollback|begin|savepoint|release)\b/i;
 
-/** The end of a transaction, and its start. */
-const COMMIT = /^\s*(commit|end)\b/i;
-const BEGIN = /^\s*begin\b/i;
+/** The start and the end of a transaction. */
+const BEGIN_OR_COMMIT = /^\s*(begin|commit|end)\b/i;
 
 /**
  * The `onCreateConnection` hook: wraps the connection's `executeQuery`. `native.connection` is the
@@ -45,7 +44,7 @@ export function durableCommits(wal: WalSync, native: { connection?: NativeConnec
     const c = connection as KyselyConnection;
     const execute = c.executeQuery.bind(c);
     c.executeQuery = async (query) => {
-      if ((COMMIT.test(query.sql) || BEGIN.test(query.sql)) && syncedByCaller()) return execute(query);
+      if (BEGIN_OR_COMMIT.test(query.sql) && syncedByCaller()) return execute(query);
       const outside = native.connection?.inTransaction !== true;
       // a commit whose sync failed did commit on the connection: the rollback kysely sends after
       // the failure finds no transaction, and must still end it so the connection is released

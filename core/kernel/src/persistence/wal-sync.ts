@@ -87,6 +87,8 @@ class KeptDescriptorSync {
 /** Syncs an SQLite database's write-ahead log (`<path>-wal`) after commits, off the event loop. */
 export class WalSync {
   private running: Promise<void> | undefined;
+  /** The count of changed rows the running sync started at (undefined: unknown). */
+  private runningFrom: number | undefined;
   private next: Promise<void> | undefined;
   /** The connection's count of changed rows that the last completed sync started at (all of them on disk). */
   private syncedChanges = 0;
@@ -96,8 +98,6 @@ export class WalSync {
   private readonly sync: FileSync;
   /** How many syncs ran (tests and metrics read it). */
   syncs = 0;
-  /** The count of changed rows the running sync started at (undefined: unknown). */
-  private runningFrom: number | undefined;
   /**
    * The connection's count of changed rows so far (SQLite's `total_changes()`), `undefined` while
    * the connection is inside a transaction (its rows are counted before they are committed). Set
