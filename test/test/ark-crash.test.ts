@@ -3,7 +3,7 @@ import { faultPointLine } from "@tender/core";
 import { ARKOOR_SEND_FAULT_POINTS, ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS } from "@tender/plugin-ark";
 import { cleanup, runTenderd, startDaemon, tempDatadir, type Daemon } from "../src/daemon-process.js";
 import {
-  BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
+  BOB_MNEMONIC, CAROL_MNEMONIC, arkDaemonConfig, arkoorSendRows, boardToDaemon, createBody, ok, spendable, startArkDevnet, until,
   type DevnetWithArk, type Movement, type VtxoInfo,
 } from "./ark-harness.js";
 
@@ -67,6 +67,13 @@ describe("an arkoor send survives SIGKILL at every checkpoint (crash safety)", f
       expect(run.code, `expected a SIGKILL at ${points[i]}:\n${run.stderr}`).to.equal(null);
       // the resumed action dies at the next checkpoint, not at a later one it skipped to
       expect(run.stderr, `expected the kill at ${points[i]}`).to.contain(faultPointLine(points[i]!));
+      if (points[i] === "ark-send:deliver") {
+        // what the delivery is made from was saved first: the package's signatures, not its VTXOs
+        // (the next start rebuilds them in a fresh process from these and the stored inputs)
+        const [row] = await arkoorSendRows(datadir);
+        const state = JSON.parse(row!.state) as { signatures: unknown[][]; signed: unknown };
+        expect([row!.step, state.signed, state.signatures.flat().length > 0], "the action row killed while delivering").to.deep.equal(["deliver", null, true]);
+      }
     }
     carol = await startDaemon({ datadir, config: arkDaemonConfig() });
 

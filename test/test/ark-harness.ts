@@ -11,7 +11,8 @@ import {
   WalletKeys, boardFee, boardFundingTaproot, boardVtxo, buildBoardExit, bytesEqual, decodeArkAddress, encodeOutPoint, encodeVtxo,
   fromHex, musigCompleteCosign, musigNonceGen, musigTweakedKey, reverseBytes, toHex, type FeeSchedule,
 } from "@tender/ark-protocol";
-import type { Daemon } from "../src/daemon-process.js";
+import { Database, LeanSql, silentLogger } from "@tender/core";
+import { daemonDatabase, type Daemon } from "../src/daemon-process.js";
 import { ok, until } from "../src/api-helpers.js";
 export { ok, until };
 
@@ -125,4 +126,18 @@ export async function openNotifications(d: Daemon): Promise<{ ws: WebSocket; fra
 /** The spendable balance of `d`. */
 export async function spendable(d: Daemon): Promise<number> {
   return (await ok<Balance>(d, "GET", "/api/v1/wallet/balance")).spendable_sat;
+}
+
+/**
+ * The arkoor-send action rows of the daemon whose datadir is `datadir`, read from its wallet
+ * database (SQLite in WAL mode or a PostgreSQL schema: a second connection reads while it runs).
+ */
+export async function arkoorSendRows(datadir: string): Promise<{ id: string; step: string; state: string }[]> {
+  const db = new Database({ entities: [], migrations: [] }, silentLogger);
+  await db.open(daemonDatabase(datadir));
+  try {
+    return await new LeanSql(db, "kernel_action").all<{ id: string; step: string; state: string }>("select id, step, state from {t} where kind = ?", ["ark.arkoor-send"]);
+  } finally {
+    await db.close();
+  }
 }

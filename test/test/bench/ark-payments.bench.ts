@@ -61,6 +61,16 @@ function cpuPerPayment(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow
   return { sender: (b.sender - a.sender) / payments, receiver: (b.receiver - a.receiver) / payments, server: (b.server - a.server) / payments };
 }
 
+/**
+ * Bytes a process has had written to storage so far (`write_bytes` of `/proc/<pid>/io`: counted
+ * as it dirties the page cache, so a write that is later overwritten before it reaches the disk
+ * still counts).
+ */
+function storageWrites(pid: number): number {
+  const m = /write_bytes:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/io`, "utf8"));
+  return m ? Number(m[1]) : NaN;
+}
+
 function rssMb(pid: number): number {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
   return m ? Number(m[1]) / 1024 : NaN;
@@ -124,6 +134,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     // sequential
     const latencies: number[] = [];
     const timelineBefore = await readTimeline(alice, devnet);
+    const written0 = [storageWrites(alice.proc.pid!), storageWrites(bob.proc.pid!)];
     let t0 = performance.now();
     for (let i = 0; i < SEQUENTIAL; i++) {
       const t = performance.now();
@@ -131,10 +142,12 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       latencies.push(performance.now() - t);
     }
     const sendSeconds = (performance.now() - t0) / 1000;
+    const sentWrites = (storageWrites(alice.proc.pid!) - written0[0]!) / SEQUENTIAL / 1024;
     const timeline = timelineNote(timelineBefore, await readTimeline(alice, devnet), SEQUENTIAL, latencies.reduce((a, b) => a + b, 0) / SEQUENTIAL);
     paid += SEQUENTIAL;
     await paidTo(bob, paid * AMOUNT);
     const receivedSeconds = Math.max(sendSeconds, await storedAfter(bob, t0));
+    const receivedWrites = (storageWrites(bob.proc.pid!) - written0[1]!) / SEQUENTIAL / 1024;
     latencies.sort((a, b) => a - b);
 
     // concurrent senders on the one wallet, with the CPU each process used meanwhile (no profiler)
@@ -233,6 +246,10 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       { name: "one durable commit (SQLite WAL, log synced off the event loop)", opsPerSec: 1000 / commitMs, note: `${commitMs.toFixed(2)} ms median, of which the event loop was busy ${commit.loopBusyMs.toFixed(2)} ms (the sync runs on the thread pool)` },
       { name: "daemon start-up (process start → /ping)", opsPerSec: 1000 / ((s1 + s2) / 2), note: `${s1.toFixed(0)} / ${s2.toFixed(0)} ms fresh; ${restartMs.map((x) => x.toFixed(0)).join(" / ")} ms with a wallet and under --cpu-prof` },
       { name: "daemon idle RSS (MB, Alice with a loaded wallet)", opsPerSec: idleRss, note: "VmRSS" },
+      {
+        name: "storage writes per payment (KB, sequential phase)", opsPerSec: sentWrites,
+        note: `sender ${sentWrites.toFixed(1)} KB, receiver ${receivedWrites.toFixed(1)} KB (write_bytes of /proc/<pid>/io: the database, its log, the daemon's logs; what a slow card on a point-of-sale terminal must absorb)`,
+      },
       ...reads.rows,
       { name: "CPU bound: payments/s the cores allow at the measured CPU per payment", opsPerSec: cpuBound, note: cpuNote },
       { name: `profiled burst: wall ms per payment`, opsPerSec: wallPerPayment, note: `${PROFILED} sequential sends under the profiler; ${bound}` },

@@ -26,6 +26,13 @@ export function arkKeySecrets(keys: ArkKeys): SecretKeyLookup {
   };
 }
 
+/** A cosigned package: every signed output VTXO, and the final signatures they were built with. */
+export interface CosignedArkoor {
+  readonly vtxos: Vtxo[];
+  /** Per part, per sighash (null where a part signs none there): with the inputs and outputs they rebuild `vtxos` ({@link rebuildArkoorVtxos}). */
+  readonly signatures: (Uint8Array | null)[][];
+}
+
 /**
  * Builds the arkoor package (with checkpoints) paying `outputs` from `inputs`, has the server
  * cosign it through `request` and returns every signed output VTXO. Throws `ProtocolError`s for a
@@ -35,6 +42,14 @@ export async function completeArkoorCosign(
   secretFor: SecretKeyLookup, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
   request: (parts: ArkoorCosignPart[]) => Promise<readonly ArkoorCosignResponse[]>,
 ): Promise<Vtxo[]> {
+  return (await cosignArkoor(secretFor, inputs, outputs, opts, request)).vtxos;
+}
+
+/** {@link completeArkoorCosign}, answering the final signatures too (what a payment persists). */
+export async function cosignArkoor(
+  secretFor: SecretKeyLookup, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
+  request: (parts: ArkoorCosignPart[]) => Promise<readonly ArkoorCosignResponse[]>,
+): Promise<CosignedArkoor> {
   const pkg = buildArkoorPackage(inputs, outputs, opts);
   const nonces = arkoorUserNonces(pkg, secretFor);
   const enc = (d: ArkoorOutput) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
@@ -48,5 +63,15 @@ export async function completeArkoorCosign(
   }));
   const res = await request(parts);
   const responses = res.map((p) => p.serverPubNonces.map((n, i) => ({ pubNonce: n, partialSig: p.serverPartialSigs[i]! })));
-  return arkoorPackageVtxos(pkg, arkoorUserFinish(pkg, secretFor, nonces, responses)) as Vtxo[];
+  const signatures = arkoorUserFinish(pkg, secretFor, nonces, responses);
+  return { vtxos: arkoorPackageVtxos(pkg, signatures) as Vtxo[], signatures };
+}
+
+/**
+ * The signed output VTXOs of a package cosigned before, from its inputs, outputs and final
+ * signatures: the package is built again exactly as it was (its construction is deterministic),
+ * without its checks — it passed them, and the server cosigned it, under the limits of that time.
+ */
+export function rebuildArkoorVtxos(inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], signatures: readonly (readonly (Uint8Array | null)[])[]): Vtxo[] {
+  return arkoorPackageVtxos(buildArkoorPackage(inputs, outputs, { maxExitDepth: Number.POSITIVE_INFINITY, maxFanout: Number.POSITIVE_INFINITY }), signatures) as Vtxo[];
 }
