@@ -126,7 +126,7 @@ describe("Ark payments between two daemons on the devnet (wallet routes, arkoor 
     expect(back!.received_on).to.deep.equal([{ destination: { type: "ark", value: aliceAddress }, amount_sat: 10_000 }]);
   }
 
-  it("an ended payment that was delivered keeps no copy of its signed VTXOs in its action row (ended actions stay in the database)", async () => {
+  it("an ended payment that was delivered keeps neither its signed VTXOs nor their signatures in its action row (ended actions stay in the database)", async () => {
     // Alice and Bob paid each other in the test before
     for (const d of [alice, bob]) {
       const rows = await arkoorSendRows(d.datadir);

@@ -286,7 +286,7 @@ export function arkoorSendAction(rail: ArkRailSource, stores: ArkStores, fresh: 
         if (s.movementId !== null) {
           await w.movements.update(s.movementId, { status: s.delivered ? "successful" : "failed", outputVtxos: changeIds });
         }
-        // a delivered payment's ended state keeps no copy of its VTXOs (≈ 30 KB as hex, and ended
+        // a delivered payment's ended state keeps nothing its VTXOs could be rebuilt from (ended
         // actions stay in the database): the change is in the store, the rest with the payee
         if (!s.delivered) return { done: true, state: s };
         return { done: true, state: { ...s, signatures: null, signed: null } };
