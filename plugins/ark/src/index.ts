@@ -25,7 +25,7 @@ export { NoArkServerConfiguredError } from "./daemon/connection/open-connection.
 export { protocolNetworkOf, UnknownWalletNetworkError } from "./daemon/connection/networks.js";
 export { ArkKeys, NoWalletKeysError, type VtxoKey } from "./daemon/keys/ark-keys.js";
 export { VtxoStore, VtxoNotSpendableError, type StoredVtxo, type VtxoState, type VtxoBalance } from "./daemon/vtxos/vtxo-store.js";
-export { ArkVtxoRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow, arkInitMigration, arkKeptMailboxMigration, arkRecoveryRegisteredMigration, ARK_MIGRATIONS, ARK_ENTITIES } from "./daemon/persistence/entities.js";
+export { ArkVtxoRow, ArkVtxoEncodingRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow, arkInitMigration, arkKeptMailboxMigration, arkRecoveryRegisteredMigration, arkVtxoEncodingMigration, ARK_MIGRATIONS, ARK_ENTITIES } from "./daemon/persistence/entities.js";
 export type { ArkRail, ArkRailSettings, ArkRailSource, ArkStores } from "./daemon/ark-rail.js";
 export { checkReceivedVtxo, VtxoNotAcceptedError, type AcceptanceContext } from "./daemon/vtxos/received-vtxo.js";
 export { walletVtxoInfo, type WalletVtxoInfoJson } from "./daemon/vtxos/vtxo-json.js";

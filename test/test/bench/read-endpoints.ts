@@ -7,7 +7,8 @@
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import { Database, silentLogger, type BenchRow } from "@tender/core";
-import { ArkVtxoRow, ARK_ENTITIES, ARK_MIGRATIONS } from "@tender/plugin-ark";
+import { fromHex } from "@tender/ark-protocol";
+import { ArkVtxoEncodingRow, ArkVtxoRow, ARK_ENTITIES, ARK_MIGRATIONS } from "@tender/plugin-ark";
 import type { Daemon } from "../../src/daemon-process.js";
 import { createBody, ok, type VtxoInfo } from "../ark-harness.js";
 import type { DevnetWithArk } from "../ark-harness.js";
@@ -15,8 +16,15 @@ import type { DevnetWithArk } from "../ark-harness.js";
 const LIVE = 100;
 const SPENT = 10_000;
 
+/** A VTXO to copy: its encoding, amount and expiry. */
+interface VtxoTemplate {
+  readonly encoded: Uint8Array;
+  readonly amountSat: bigint;
+  readonly expiryHeight: number;
+}
+
 /** Adds `live` spendable and `spent` spent copies of `template` (distinct ids) straight into a stopped daemon's database. */
-async function fillVtxos(datadir: string, template: ArkVtxoRow, live: number, spent: number): Promise<void> {
+async function fillVtxos(datadir: string, template: VtxoTemplate, live: number, spent: number): Promise<void> {
   const file = readdirSync(datadir).find((f) => f.endsWith(".sqlite"));
   if (!file) throw new Error(`no SQLite database in ${datadir}`);
   const db = new Database({ entities: ARK_ENTITIES, migrations: ARK_MIGRATIONS }, silentLogger);
@@ -25,10 +33,12 @@ async function fillVtxos(datadir: string, template: ArkVtxoRow, live: number, sp
     for (let start = 0; start < live + spent; start += 500) {
       const em = db.em();
       for (let i = start; i < Math.min(live + spent, start + 500); i++) {
+        const id = `${i.toString(16).padStart(64, "0")}:0`;
         em.create(ArkVtxoRow, {
-          id: `${i.toString(16).padStart(64, "0")}:0`, encoded: template.encoded, amountSat: template.amountSat, expiryHeight: template.expiryHeight,
+          id, amountSat: template.amountSat, expiryHeight: template.expiryHeight,
           state: i < live ? "spendable" : "spent", lockedBy: null, createdAtMs: BigInt(i), updatedAtMs: BigInt(i),
         });
+        em.create(ArkVtxoEncodingRow, { id, encoded: Buffer.from(template.encoded) });
       }
       await em.flush();
     }
@@ -66,7 +76,7 @@ export async function readEndpointsRatios(
   await ok(small, "POST", "/api/v1/wallet/create", createBody(devnet));
   const template = (await ok<VtxoInfo[]>(source, "GET", "/api/v1/wallet/vtxos"))[0]!;
   const { encoded } = await ok<{ encoded: string }>(source, "GET", `/api/v1/wallet/vtxos/${template.id}/encoded`);
-  const row = Object.assign(new ArkVtxoRow(), { encoded, amountSat: BigInt(template.amount_sat), expiryHeight: template.expiry_height });
+  const row: VtxoTemplate = { encoded: fromHex(encoded), amountSat: BigInt(template.amount_sat), expiryHeight: template.expiry_height };
   const reopened: Daemon[] = [];
   for (const [d, spent] of [[big, SPENT], [small, 0]] as const) {
     await d.stop();

@@ -1,7 +1,10 @@
 import { expect } from "chai";
-import { Database, silentLogger, type DatabaseLocation } from "@tender/core";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Database, LeanSql, silentLogger, type DatabaseLocation } from "@tender/core";
 import { encodeVtxo, toHex, vtxoIdString } from "@tender/ark-protocol";
-import { ARK_ENTITIES, ARK_MIGRATIONS } from "../../src/daemon/persistence/entities.js";
+import { ARK_ENTITIES, ARK_MIGRATIONS, arkVtxoEncodingMigration } from "../../src/daemon/persistence/entities.js";
 import { VtxoNotSpendableError, VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { boardOf, memoryDb } from "./fixtures.js";
 
@@ -141,11 +144,62 @@ for (const [dialect, open] of dialects) describe(`VTXO store (states, locks, bal
     expect((err as Error).message).to.equal("abort");
     expect((await store.get(ia))?.state).to.equal("spendable");
     expect(await store.get(ib)).to.equal(undefined);
+    expect(await new LeanSql(db, "ark_vtxo_encoding").all("select id from {t} where id = ?", [ib]), "the encoding rolled back with its row").to.deep.equal([]);
     await db.transaction(async () => {
       await store.lock([ia], "kept");
       await store.add(b);
     });
     expect((await store.get(ia))?.lockedBy).to.equal("kept");
     expect((await store.get(ib))?.state).to.equal("spendable");
+  });
+});
+
+/** Where an upgrade test keeps its database: a file (SQLite), or a schema of its own (PostgreSQL, when `TENDER_TEST_PG_URL` is set). */
+const upgradeLocations: [string, () => { loc: DatabaseLocation; cleanup: () => void } | undefined][] = [
+  ["SQLite", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tender-ark-upgrade-"));
+    return { loc: { dialect: "sqlite", path: join(dir, "db.sqlite") }, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  }],
+  ["PostgreSQL", () => {
+    const url = process.env.TENDER_TEST_PG_URL;
+    if (!url) return undefined;
+    return { loc: { dialect: "postgresql", url, schema: `ark_upgrade_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}` }, cleanup: () => undefined };
+  }],
+];
+
+for (const [dialect, where] of upgradeLocations) describe(`VTXO store upgrade on ${dialect}: encodings leave the rows that change (ark_0005)`, () => {
+  it("moves every VTXO's encoding, as bytes, out of ark_vtxo: after the upgrade the store reads each VTXO as it was stored, in every state", async function () {
+    const place = where();
+    if (!place) return this.skip();
+    const before = ARK_MIGRATIONS.slice(0, ARK_MIGRATIONS.indexOf(arkVtxoEncodingMigration));
+    expect(before.map((m) => m.name), "the migrations before the upgrade").to.deep.equal(["ark_0001_daemon", "ark_0002_kept_mailbox_messages", "ark_0003_wide_lock_holder", "ark_0004_recovery_registered"]);
+    const states = ["spendable", "locked", "spent", "exited"] as const;
+    const vtxos = states.map((_, k) => boardOf(10_000n + BigInt(k)));
+    // a wallet of the earlier schema: each row with its encoding as hex
+    const old = new Database({ entities: [], migrations: before }, silentLogger);
+    await old.open(place.loc);
+    const rows = new LeanSql(old, "ark_vtxo");
+    for (const [k, v] of vtxos.entries()) {
+      await rows.run(
+        "insert into {t} (id, encoded, amount_sat, expiry_height, state, locked_by, created_at_ms, updated_at_ms) values (?, ?, ?, ?, ?, ?, ?, ?)",
+        [vtxoIdString(v), toHex(encodeVtxo(v)), v.amount, v.expiryHeight, states[k], states[k] === "locked" ? "an-action" : null, k, k],
+      );
+    }
+    await old.close();
+
+    const db = new Database({ entities: ARK_ENTITIES, migrations: ARK_MIGRATIONS }, silentLogger);
+    await db.open(place.loc);
+    try {
+      const got = await new VtxoStore(db).list([...states]);
+      expect(got.map((g) => [g.id, g.state, toHex(encodeVtxo(g.vtxo))])).to.deep.equal(vtxos.map((v, k) => [vtxoIdString(v), states[k], toHex(encodeVtxo(v))]));
+      const encodings = await new LeanSql(db, "ark_vtxo_encoding").all<{ id: string; encoded: Uint8Array }>("select id, encoded from {t}");
+      expect(encodings.map((e) => [e.id, toHex(e.encoded)]).sort()).to.deep.equal(vtxos.map((v) => [vtxoIdString(v), toHex(encodeVtxo(v))]).sort());
+      const column = await new LeanSql(db, "ark_vtxo").all("select encoded from {t}").then(() => "still there", () => "gone");
+      expect(column, "ark_vtxo.encoded").to.equal("gone");
+    } finally {
+      if (dialect === "PostgreSQL") await db.destroy();
+      else await db.close();
+      place.cleanup();
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { decodeVtxo, encodeVtxo, fromHex, toHex, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
+import { decodeVtxo, encodeVtxo, vtxoIdString, type Vtxo } from "@tender/ark-protocol";
 import { LeanSql, sqlBool, type Database } from "@tender/core";
 
 /** Where a VTXO stands in the wallet. */
@@ -39,7 +39,7 @@ interface RawVtxoRow {
   recovery_registered?: boolean | number | string;
 }
 
-/** The columns of a row but its encoding (which stays in the decoded cache once read). */
+/** The columns of a row (its encoding is in `ark_vtxo_encoding`, and in the decoded cache once read). */
 const COLUMNS = "id, amount_sat, state, locked_by, created_at_ms, recovery_registered";
 const ORDER = "order by created_at_ms asc, id asc";
 
@@ -59,9 +59,12 @@ const DECODED_CACHE_MAX = 20_000;
 export class VtxoStore {
   private readonly decoded = new Map<string, Vtxo>();
   private readonly sql: LeanSql;
+  /** Each VTXO's encoding, written once with its row (a state change rewrites the row, never this). */
+  private readonly encodings: LeanSql;
 
   constructor(private readonly db: Database, private readonly now: () => number = Date.now) {
     this.sql = new LeanSql(db, "ark_vtxo");
+    this.encodings = new LeanSql(db, "ark_vtxo_encoding");
   }
 
   /** Forgets the decoded VTXOs (a wallet unloaded: the next one has other rows). */
@@ -82,8 +85,8 @@ export class VtxoStore {
     const fetched = new Map<string, Vtxo>();
     for (let i = 0; i < missing.length; i += 500) {
       const chunk = missing.slice(i, i + 500);
-      const enc = await this.sql.all<{ id: string; encoded: string }>("select id, encoded from {t} where id in (?)", [chunk]);
-      for (const e of enc) fetched.set(e.id, decodeVtxo(fromHex(e.encoded)));
+      const enc = await this.encodings.all<{ id: string; encoded: Uint8Array }>("select id, encoded from {t} where id in (?)", [chunk]);
+      for (const e of enc) fetched.set(e.id, decodeVtxo(e.encoded));
     }
     return rows.map((r) => {
       let vtxo = this.decoded.get(r.id);
@@ -115,11 +118,15 @@ export class VtxoStore {
     const id = vtxoIdString(vtxo);
     const t = this.now();
     const registered = opts.recoveryRegistered === true;
-    const added = await this.sql.run(
-      "insert into {t} (id, encoded, amount_sat, expiry_height, state, locked_by, created_at_ms, updated_at_ms, recovery_registered) " +
-        "values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing",
-      [id, toHex(encodeVtxo(vtxo)), vtxo.amount, vtxo.expiryHeight, state, state === "locked" ? lockedBy : null, t, t, registered],
-    );
+    // the row and its encoding commit together (in the caller's transaction, or one of their own)
+    const added = await this.db.transaction(async () => {
+      await this.encodings.run("insert into {t} (id, encoded) values (?, ?) on conflict (id) do nothing", [id, Buffer.from(encodeVtxo(vtxo))]);
+      return this.sql.run(
+        "insert into {t} (id, amount_sat, expiry_height, state, locked_by, created_at_ms, updated_at_ms, recovery_registered) " +
+          "values (?, ?, ?, ?, ?, ?, ?, ?) on conflict (id) do nothing",
+        [id, vtxo.amount, vtxo.expiryHeight, state, state === "locked" ? lockedBy : null, t, t, registered],
+      );
+    });
     if (added > 0) this.remember(id, vtxo, state);
     else if (registered) await this.markRecoveryRegistered([id]);
     return added > 0;
