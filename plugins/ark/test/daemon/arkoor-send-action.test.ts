@@ -71,5 +71,4 @@ describe("arkoor send action: a payment resumed in a fresh process delivers the 
     expect(calls.posted).to.deep.equal([hex([signed[0]!])]);
     expect(calls.registered).to.deep.equal([hex(signed)]);
   });
-
 });
