@@ -109,9 +109,10 @@ interface SignedOutputs {
 class SignedOutputsCache {
   private readonly byAction = new Map<string, SignedOutputs>();
 
-  keep(id: string, vtxos: readonly Vtxo[]): SignedOutputs {
+  /** Keeps a payment's signed VTXOs with their encodings (encoded here unless given). */
+  keep(id: string, vtxos: readonly Vtxo[], bytes: readonly Uint8Array[] = vtxos.map((v) => encodeVtxo(v))): SignedOutputs {
     if (this.byAction.size >= 1_024) this.byAction.clear();
-    const kept = { vtxos, bytes: vtxos.map((v) => encodeVtxo(v)) };
+    const kept = { vtxos, bytes };
     this.byAction.set(id, kept);
     return kept;
   }
@@ -125,9 +126,7 @@ class SignedOutputsCache {
       return this.keep(id, rebuildArkoorVtxos(inputs, outputsOf(s, w), sigs));
     }
     const bytes = (s.signed ?? []).map(fromHex);
-    const kept = { vtxos: bytes.map((b) => decodeVtxo(b)), bytes };
-    this.byAction.set(id, kept);
-    return kept;
+    return this.keep(id, bytes.map((b) => decodeVtxo(b)), bytes);
   }
 
   forget(id: string): void {
