@@ -40,6 +40,7 @@ export { main as tenderdMain, serve, type Distribution } from "./daemon/main.js"
 export * from "./chain/index.js";
 export * from "./bench/measure.js";
 export * from "./bench/cpu-profile.js";
+export * from "./bench/thread-cpu.js";
 export { faultPoint, faultPointLine } from "./daemon/fault-injection.js";
 export {
   IdempotencyLayer, ConflictError, IDEMPOTENCY_FAULT_POINTS, IDEMPOTENCY_KEY_HEADER, REPLAYED_HEADER, MOVEMENT_ID_HEADER, MAX_KEY_LENGTH,

@@ -13,6 +13,7 @@
  *
  * One pool serves every server instance of the process ({@link sharedCosignPool}).
  */
+import { readlinkSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { musigRespondCosignDeterministic, type MusigCosignResponse } from "@tender/ark-protocol";
@@ -37,8 +38,24 @@ export interface CosignJobMessage {
   readonly packed: ArrayBuffer;
 }
 
-/** Worker → main thread: the answers packed ({@link unpackResults}), a failure (signed again in the main thread), or "loaded". */
-export type CosignResultMessage = { readonly id: number; readonly packed: ArrayBuffer; readonly cpuMs: number } | { readonly id: number; readonly failed: true } | { readonly ready: true };
+/**
+ * Worker → main thread: the answers packed ({@link unpackResults}), a failure (signed again in the
+ * main thread), or "loaded" with the thread's id in the operating system where known.
+ */
+export type CosignResultMessage = { readonly id: number; readonly packed: ArrayBuffer } | { readonly id: number; readonly failed: true } | { readonly ready: true; readonly tid?: number };
+
+/**
+ * The calling thread's id in the operating system (Linux: `/proc/thread-self` links to
+ * `<pid>/task/<tid>`), or undefined elsewhere.
+ */
+export function osThreadId(): number | undefined {
+  try {
+    const tid = Number(readlinkSync("/proc/thread-self").split("/").at(-1));
+    return Number.isSafeInteger(tid) && tid > 0 ? tid : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 const FIELDS = ["secretKey", "pubkey", "otherPubkey", "otherPubNonce", "message", "tweak"] as const;
 
@@ -114,6 +131,8 @@ interface Slot {
   load: number;
   /** Resolves once the thread has loaded its code (or is gone). */
   readonly ready: Promise<void>;
+  /** The thread's id in the operating system, once loaded (Linux). */
+  tid?: number;
 }
 
 /** Fewest jobs in one message to a thread (unless the call has fewer). */
@@ -128,8 +147,8 @@ function signHere(job: CosignJob): MusigCosignResponse {
 export class CosignPool {
   private readonly slots: (Slot | undefined)[];
   private nextId = 1;
-  /** Signatures made on the threads and the CPU they took there (the bench reads it). */
-  readonly stats = { signatures: 0, cpuMs: 0 };
+  /** Signatures made on the threads (tests read it). */
+  readonly stats = { signatures: 0 };
 
   /** `threads`: how many signing threads at most (0: sign in the calling thread). */
   constructor(readonly threads: number) {
@@ -148,6 +167,15 @@ export class CosignPool {
     const chunks: CosignJob[][] = [];
     for (let i = 0; i < jobs.length; i += size) chunks.push(jobs.slice(i, i + size));
     return (await Promise.all(chunks.map((c) => this.send(c)))).flat();
+  }
+
+  /**
+   * The operating system's ids of the threads running now (Linux; empty elsewhere): the bench
+   * reads their CPU time from `/proc` (a thread's own `threadCpuUsage` lags behind by up to a
+   * scheduler tick, longer than a signature).
+   */
+  osThreadIds(): number[] {
+    return this.slots.flatMap((s) => (s?.tid === undefined ? [] : [s.tid]));
   }
 
   /** Starts every thread now (each loads its code once); resolves when all are ready. */
@@ -194,7 +222,10 @@ export class CosignPool {
     const slot: Slot = { worker, pending: new Map(), load: 0, ready: new Promise((r) => (loaded = r)) };
     this.slots[index] = slot;
     worker.on("message", (m: CosignResultMessage) => {
-      if ("ready" in m) return loaded();
+      if ("ready" in m) {
+        slot.tid = m.tid;
+        return loaded();
+      }
       const p = slot.pending.get(m.id);
       if (!p) return;
       slot.pending.delete(m.id);
@@ -203,7 +234,6 @@ export class CosignPool {
       if ("failed" in m) settleHere(p);
       else {
         this.stats.signatures += p.jobs.length;
-        this.stats.cpuMs += m.cpuMs;
         p.resolve(unpackResults(m.packed));
       }
     });

@@ -6,18 +6,15 @@
  */
 import { parentPort } from "node:worker_threads";
 import { musigRespondCosignDeterministic } from "@tender/ark-protocol";
-import { packResults, unpackJobs, type CosignJobMessage, type CosignResultMessage } from "./cosign-pool.js";
+import { osThreadId, packResults, unpackJobs, type CosignJobMessage, type CosignResultMessage } from "./cosign-pool.js";
 
 const port = parentPort;
 if (!port) throw new Error("cosign-worker runs only as a worker thread");
 
 port.on("message", (m: CosignJobMessage) => {
   let reply: CosignResultMessage;
-  const before = process.threadCpuUsage();
   try {
-    const packed = packResults(unpackJobs(m.packed).map((j) => musigRespondCosignDeterministic(j)));
-    const cpu = process.threadCpuUsage(before);
-    reply = { id: m.id, packed, cpuMs: (cpu.user + cpu.system) / 1000 };
+    reply = { id: m.id, packed: packResults(unpackJobs(m.packed).map((j) => musigRespondCosignDeterministic(j))) };
   } catch {
     // the pool signs them again in its own thread to raise the error with its class and text
     reply = { id: m.id, failed: true };
@@ -28,5 +25,6 @@ port.on("message", (m: CosignJobMessage) => {
   else port.postMessage(reply);
 });
 
-// loaded (the signing code and its WASM are ready): tell the pool
-port.postMessage({ ready: true } satisfies CosignResultMessage);
+// loaded (the signing code and its WASM are ready): tell the pool, with this thread's id in the
+// operating system (the bench reads its CPU time there)
+port.postMessage({ ready: true, tid: osThreadId() } satisfies CosignResultMessage);

@@ -6,7 +6,8 @@
 import { expect } from "chai";
 import { randomBytes } from "node:crypto";
 import { MusigError, musigNonceGen, musigRespondCosignDeterministic, pubkeyFromSecret, toHex } from "@tender/ark-protocol";
-import { CosignPool, packJobs, unpackJobs, type CosignJob } from "../../src/ark-server/cosign-pool.js";
+import { existsSync, readdirSync } from "node:fs";
+import { CosignPool, osThreadId, packJobs, unpackJobs, type CosignJob } from "../../src/ark-server/cosign-pool.js";
 
 const rand = () => new Uint8Array(randomBytes(32));
 
@@ -26,6 +27,27 @@ const here = (js: CosignJob[]) => hex(js.map((j) => musigRespondCosignDeterminis
 
 describe("ark server signing threads", function () {
   this.timeout(30_000);
+
+  it("tells the operating system's ids of its threads once they run (Linux; the bench reads their CPU time)", async function () {
+    if (!existsSync("/proc/thread-self")) {
+      console.log("    (skipped: no /proc/thread-self on this system; the pool then tells no ids)");
+      return this.skip();
+    }
+    const pool = new CosignPool(2);
+    try {
+      expect(pool.osThreadIds()).to.deep.equal([]);
+      await pool.warm();
+      const ids = pool.osThreadIds();
+      expect(ids).to.have.length(2);
+      const tasks = readdirSync("/proc/self/task").map(Number);
+      for (const id of ids) expect(tasks, `thread ${id} is one of this process's`).to.include(id);
+      expect(ids).to.not.include(osThreadId()); // not this (the main) thread
+      expect(osThreadId()).to.equal(process.pid);
+    } finally {
+      await pool.close();
+    }
+    expect(pool.osThreadIds()).to.deep.equal([]);
+  });
 
   it("packs jobs with and without a tweak losslessly", () => {
     const js = jobs(3);

@@ -6,12 +6,13 @@
  *
  * | Message (main → worker) | Answer |
  * |---|---|
- * | (start, `workerData`: {@link ClientsSetup}) | `{ type: "ready" }` once the clients are connected |
+ * | (start, `workerData`: {@link ClientsSetup}) | `{ type: "ready", tid }` once the clients are connected (`tid`: this thread's id in the operating system, where known) |
  * | `go` | {@link ClientsDone} after the last answer |
  *
  * Any failure answers `{ type: "error", message }`.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { osThreadId } from "../../src/ark-server/cosign-pool.js";
 import { grpcClient } from "../ark-server/grpc-api.js";
 import type { ArkoorPartReq } from "../ark-server/wallet-kit.js";
 
@@ -29,7 +30,7 @@ export interface ClientsDone {
   seconds: number;
   /** Partial signatures received. */
   partialSigs: number;
-  /** CPU of this (the clients') thread during the burst. */
+  /** CPU of this (the clients') thread during the burst, by its own count (lags by up to a scheduler tick; the bench prefers `/proc`). */
   cpuMs: number;
 }
 
@@ -56,7 +57,7 @@ async function run(): Promise<ClientsDone> {
 
 // a first call per client connects it (and warms its code paths) before the burst
 Promise.all(clients.map((c) => c.arkInfo()))
-  .then(() => port.postMessage({ type: "ready" }))
+  .then(() => port.postMessage({ type: "ready", tid: osThreadId() }))
   .catch((e: unknown) => port.postMessage({ type: "error", message: String(e) }));
 
 port.on("message", (m: string) => {
