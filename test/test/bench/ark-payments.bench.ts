@@ -18,7 +18,7 @@
 import { readFileSync, rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
-import { busyMs, categorize, monotonicUs, profileHere, readProfile, type BenchReport, type BenchRow } from "@tender/core";
+import { busyMs, categorize, monotonicUs, profileHere, readProfile, threadCpuByKind, threadCpuSnapshot, threadCpuSpent, type BenchReport, type BenchRow, type ThreadCpu } from "@tender/core";
 import { decodeTx, decodeVtxo, fromHex, reverseBytes, toHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../../src/daemon-process.js";
 import { ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type Movement, type VtxoInfo } from "../ark-harness.js";
@@ -51,14 +51,49 @@ function processCpuMs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
 }
 
-/** The CPU clocks of the sender, the receiver and this process (the server, the devnet and the bench's client). */
-function cpuNow(sender: Daemon, receiver: Daemon): { sender: number; receiver: number; server: number } {
+type Side = "sender" | "receiver" | "server";
+const SIDES: readonly Side[] = ["sender", "receiver", "server"];
+
+/**
+ * The CPU clocks of the sender, the receiver and this process (the server, the devnet and the
+ * bench's client), and each one's threads (Linux: `/proc/<pid>/task`).
+ */
+function cpuNow(sender: Daemon, receiver: Daemon): { ms: Record<Side, number>; threads: Record<Side, Map<number, ThreadCpu>> } {
   const own = process.cpuUsage();
-  return { sender: processCpuMs(sender.proc.pid!), receiver: processCpuMs(receiver.proc.pid!), server: (own.user + own.system) / 1000 };
+  return {
+    ms: { sender: processCpuMs(sender.proc.pid!), receiver: processCpuMs(receiver.proc.pid!), server: (own.user + own.system) / 1000 },
+    threads: { sender: threadCpuSnapshot(sender.proc.pid!), receiver: threadCpuSnapshot(receiver.proc.pid!), server: threadCpuSnapshot() },
+  };
 }
 
-function cpuPerPayment(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, payments: number): { sender: number; receiver: number; server: number } {
-  return { sender: (b.sender - a.sender) / payments, receiver: (b.receiver - a.receiver) / payments, server: (b.server - a.server) / payments };
+/** CPU ms per payment of each process, and of each one's threads by kind (empty where `/proc` does not tell). */
+function cpuPerPayment(a: ReturnType<typeof cpuNow>, b: ReturnType<typeof cpuNow>, payments: number, pids: Record<Side, number>) {
+  const per = (x: number) => x / payments;
+  const ms = { sender: per(b.ms.sender - a.ms.sender), receiver: per(b.ms.receiver - a.ms.receiver), server: per(b.ms.server - a.ms.server) };
+  const kinds = Object.fromEntries(SIDES.map((side) => {
+    const k = threadCpuByKind(threadCpuSpent(a.threads[side], b.threads[side]), pids[side]);
+    return [side, { main: per(k.main), v8: per(k.v8), libuv: per(k.libuv), other: per(k.other) }];
+  })) as Record<Side, { main: number; v8: number; libuv: number; other: number }>;
+  return { ...ms, kinds, fromProc: b.threads.server.size > 0 };
+}
+
+/**
+ * Where the CPU per payment went by thread (concurrent phase): each process's main thread, V8's
+ * own threads (garbage collection, optimizing compiler), libuv's pool (the log's fsyncs) and
+ * worker threads (the server's signing threads). The profiles see the main threads only.
+ */
+function threadsRow(kinds: Record<Side, { main: number; v8: number; libuv: number; other: number }>): BenchRow {
+  const of = (side: Side, label: string) => {
+    const k = kinds[side];
+    return `${label}: main ${k.main.toFixed(2)}, V8 ${k.v8.toFixed(2)}, libuv ${k.libuv.toFixed(2)}${k.other > 0.05 ? `, workers ${k.other.toFixed(2)}` : ""}`;
+  };
+  const v8 = SIDES.reduce((s, side) => s + kinds[side].v8, 0);
+  const all = SIDES.reduce((s, side) => s + kinds[side].main + kinds[side].v8 + kinds[side].libuv + kinds[side].other, 0);
+  return {
+    name: "  CPU ms per payment by thread (V8's own threads: collector, compiler)",
+    opsPerSec: v8,
+    note: `${of("sender", "sender")}; ${of("server", "server and devnet")}; ${of("receiver", "receiver")}; V8's own threads ${v8.toFixed(1)} of ${all.toFixed(1)} ms (${((v8 / all) * 100).toFixed(0)}%; /proc/<pid>/task, concurrent phase)`,
+  };
 }
 
 /**
@@ -158,7 +193,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     paid += SENDERS * PER_SENDER;
     await paidTo(bob, paid * AMOUNT);
     const concReceivedSeconds = Math.max(concSendSeconds, await storedAfter(bob, t0));
-    const concCpu = cpuPerPayment(cpu0, cpuNow(alice, bob), SENDERS * PER_SENDER);
+    const concCpu = cpuPerPayment(cpu0, cpuNow(alice, bob), SENDERS * PER_SENDER, { sender: alice.proc.pid!, receiver: bob.proc.pid!, server: process.pid });
 
     // raw crypto of one payment: a VTXO Alice spends and one Bob received, with its anchor
     const aliceVtxo = (await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos"))[0]!;
@@ -252,6 +287,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       },
       ...reads.rows,
       { name: "CPU bound: payments/s the cores allow at the measured CPU per payment", opsPerSec: cpuBound, note: cpuNote },
+      ...(concCpu.fromProc ? [threadsRow(concCpu.kinds)] : []),
       { name: `profiled burst: wall ms per payment`, opsPerSec: wallPerPayment, note: `${PROFILED} sequential sends under the profiler; ${bound}` },
       ...breakdownRows(cats, perPayment, crypto),
     ];
