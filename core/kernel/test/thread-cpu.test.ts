@@ -5,7 +5,7 @@
 import { expect } from "chai";
 import { existsSync } from "node:fs";
 import { Worker } from "node:worker_threads";
-import { threadCpuSnapshot, threadCpuSpent } from "../src/bench/thread-cpu.js";
+import { threadCpuByKind, threadCpuSnapshot, threadCpuSpent } from "../src/bench/thread-cpu.js";
 
 /** A worker that keeps a core busy for `ms`, then tells its OS thread id and exits. */
 const BUSY_WORKER = `
@@ -52,5 +52,23 @@ describe("bench: CPU time per thread", () => {
     const b = new Map(a);
     b.set(999_999_999, { tid: 999_999_999, name: "new", ms: 5 });
     expect(threadCpuSpent(a, b)).to.deep.equal([{ tid: 999_999_999, name: "new", ms: 5 }]);
+  });
+
+  it("reads another process's threads by its pid, and sorts a process's threads by kind", function () {
+    if (!existsSync("/proc/self/task")) {
+      console.log("    (skipped: no /proc/self/task on this system)");
+      return this.skip();
+    }
+    const mine = threadCpuSnapshot(process.pid);
+    expect([...mine.keys()]).to.include(process.pid);
+    expect(threadCpuSnapshot(2 ** 30).size, "a process that does not exist").to.equal(0);
+    const kinds = threadCpuByKind([
+      { tid: 10, name: "MainThread", ms: 5 },
+      { tid: 11, name: "V8Worker", ms: 2 },
+      { tid: 12, name: "V8Worker", ms: 1 },
+      { tid: 13, name: "libuv-worker", ms: 0.5 },
+      { tid: 14, name: "WorkerThread", ms: 3 },
+    ], 10);
+    expect(kinds).to.deep.equal({ main: 5, v8: 3, libuv: 0.5, other: 3 });
   });
 });
