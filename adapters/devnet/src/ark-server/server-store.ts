@@ -8,7 +8,7 @@
  * serialized writer also gives the mailbox its "no higher checkpoint visible before a lower one"
  * guarantee (a reader that advanced its cursor must not skip a late commit).
  */
-import { AsyncLock, Database, defineMigration, type DatabaseLocation, type FileSync, type Logger, type SqlDialect } from "@tender/core";
+import { AsyncLock, Database, defineMigration, type DatabaseLocation, type FileSync, type Logger, type MigrationDefinition, type SqlDialect } from "@tender/core";
 import { NativeSqlite } from "./native-sqlite.js";
 import { arkServerRoundsMigration } from "./rounds/round-migration.js";
 import { arkServerOffboardsMigration } from "./offboard/offboard-migration.js";
@@ -112,6 +112,17 @@ export const arkServerInitMigration = defineMigration({
     `create unique index ark_server_mailbox_item on ark_server_mailbox (mailbox_id, kind, item_key)`,
     `create index ark_server_mailbox_cursor on ark_server_mailbox (mailbox_id, checkpoint)`,
   ],
+});
+
+/**
+ * An index on the mailbox checkpoint alone. A post's checkpoint is the highest one of every
+ * mailbox plus one (`max(checkpoint)`), and the cursor index leads with the mailbox id: SQLite read
+ * the whole index for it, in every post's group commit (6 ms at 200,000 rows, three rows a
+ * payment). With this index it reads one entry.
+ */
+export const arkServerMailboxCheckpointMigration = defineMigration({
+  name: "ark_server_0006_mailbox_checkpoint",
+  up: () => ["create index ark_server_mailbox_checkpoint on ark_server_mailbox (checkpoint)"],
 });
 
 /** A result row of a plain SQL query. */
@@ -223,6 +234,9 @@ function* registerChainsStatements(vtxos: readonly { id: string; bytes: Uint8Arr
   }
 }
 
+/** The highest checkpoint of every mailbox (a post's is the next one): read from `ark_server_mailbox_checkpoint`. */
+export const NEXT_CHECKPOINT_QUERY = "select max(checkpoint) as cp from ark_server_mailbox";
+
 /**
  * The statements of a mailbox post ({@link ArkServerStore.appendMailbox}): the items not yet in
  * the mailbox, under the checkpoint after the highest one; the checkpoint, or null when every
@@ -237,12 +251,17 @@ function* appendMailboxStatements(mailboxId: string, kind: MailboxKind, items: r
   const existing = new Set(rows.map((r) => String(r.item_key)));
   const fresh = items.filter((i, k) => !existing.has(i.key) && items.findIndex((j) => j.key === i.key) === k);
   if (fresh.length === 0) return null;
-  const last = yield { query: "select max(checkpoint) as cp from ark_server_mailbox", params: [], method: "all" };
+  const last = yield { query: NEXT_CHECKPOINT_QUERY, params: [], method: "all" };
   const checkpoint = BigInt(String(last[0]?.cp ?? 0)) + 1n;
   for (const i of fresh) {
     yield { query: "insert into ark_server_mailbox (mailbox_id, checkpoint, kind, item_key, payload) values (?, ?, ?, ?, ?)", params: [mailboxId, Number(checkpoint), kind, i.key, buf(i.payload)], method: "run" };
   }
   return checkpoint;
+}
+
+/** The server's migrations, in the order they apply. */
+export function arkServerMigrations(): MigrationDefinition[] {
+  return [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration, arkServerMailboxCheckpointMigration];
 }
 
 /** The server's database. */
@@ -269,7 +288,7 @@ export class ArkServerStore {
    * write-ahead log (tests).
    */
   static async open(location: DatabaseLocation, logger: Logger, opts: { preparedSpends?: boolean; fileSync?: FileSync } = {}): Promise<ArkServerStore> {
-    const db = new Database({ entities: [], migrations: [arkServerInitMigration, arkServerRoundsMigration, arkServerOffboardsMigration, arkServerLightningMigration, arkServerLightningReceiveMigration] }, logger, opts.fileSync);
+    const db = new Database({ entities: [], migrations: arkServerMigrations() }, logger, opts.fileSync);
     await db.open(location);
     // `preparedSpends: false` writes spends through MikroORM on SQLite too (as on PostgreSQL)
     const native = location.dialect === "sqlite" && opts.preparedSpends !== false ? await NativeSqlite.of(db.em().getConnection()) : undefined;
