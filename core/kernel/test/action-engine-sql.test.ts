@@ -1,6 +1,7 @@
 import { expect } from "chai";
 import { ActionEngine, Database, LeanSql, silentLogger, type ActionDefinition, type DatabaseLocation } from "../src/index.js";
-import { ActionRecord, actionIdWidthMigration, actionMigration } from "../src/actions/action-record.js";
+import { DUE_ACTIONS_SQL, UNFINISHED_OF_KIND_SQL } from "../src/actions/action-engine.js";
+import { ActionRecord, actionIdWidthMigration, actionMigration, unfinishedActionsMigration } from "../src/actions/action-record.js";
 import { defineMigration } from "../src/persistence/migration.js";
 
 /** A table a test action writes next to its own row. */
@@ -27,7 +28,7 @@ for (const [dialect, location] of dialects) describe(`action engine rows in plai
       this.skip();
       return;
     }
-    db = new Database({ entities: [ActionRecord], migrations: [actionMigration, actionIdWidthMigration, notesMigration] }, silentLogger);
+    db = new Database({ entities: [ActionRecord], migrations: [actionMigration, actionIdWidthMigration, unfinishedActionsMigration, notesMigration] }, silentLogger);
     await db.open(loc);
     notes = new LeanSql(db, "test_note");
   });
@@ -83,5 +84,31 @@ for (const [dialect, location] of dialects) describe(`action engine rows in plai
     await engine.resumeAll();
     const ended = await engine.status<NoteState>(started.id);
     expect(ended).to.deep.include({ step: "failed", error: `gave up: "${text}" \\ ok` });
+  });
+
+  it("reads the due and the unfinished actions from an index of the unfinished ones, however many ended", async () => {
+    const rows = new LeanSql(db, "kernel_action");
+    // ended actions stay in the table (one a payment): many of them, and a few unfinished
+    for (let i = 0; i < 300; i++) {
+      await rows.run("insert into {t} (id, kind, step, state, error, not_before, updated_at) values (?, ?, ?, ?, null, 0, ?)", [`ended-${i}`, "test.other", i % 3 ? "done" : "failed", "{}", i]);
+    }
+    const unfinished = (id: string, kind: string, notBefore: number, updatedAt: number) =>
+      rows.run("insert into {t} (id, kind, step, state, error, not_before, updated_at) values (?, ?, 'wait', '{}', null, ?, ?)", [id, kind, notBefore, updatedAt]);
+    await unfinished("u-late", "test.other", now + 5_000, 3);
+    await unfinished("u-due-2", "test.other", now - 10, 1);
+    await unfinished("u-due-1", "test.other", now - 20, 2);
+    const engine = new ActionEngine(db, silentLogger, () => now);
+    expect((await engine.unfinished("test.other")).map((a) => a.id)).to.deep.equal(["u-due-2", "u-due-1", "u-late"]);
+    expect((await rows.all<{ id: string }>(DUE_ACTIONS_SQL, [now])).map((r) => r.id)).to.deep.equal(["u-due-1", "u-due-2"]);
+    if (dialect === "SQLite") {
+      for (const [q, p] of [[DUE_ACTIONS_SQL, [now]], [UNFINISHED_OF_KIND_SQL, ["test.other"]]] as const) {
+        const plan = await rows.all<{ detail: string }>(`explain query plan ${q}`, p);
+        expect(plan.map((r) => r.detail).join(" | "), q).to.contain("kernel_action_unfinished");
+      }
+    } else {
+      const [index] = await rows.all<{ indexdef: string }>("select indexdef from pg_indexes where indexname = ?", ["kernel_action_unfinished"]);
+      expect(index?.indexdef).to.match(/\(not_before\) WHERE/);
+    }
+    await rows.run("delete from {t} where id like 'ended-%' or id like 'u-%'", []);
   });
 });

@@ -13,6 +13,13 @@ interface ActionRow {
   error?: string | null;
 }
 
+/**
+ * The unfinished actions whose wait is over, and those of one kind: both read from the partial
+ * index `kernel_action_unfinished` (ended actions stay in the table, one a payment).
+ */
+export const DUE_ACTIONS_SQL = "select id, kind, step, state, error from {t} where step not in ('done', 'failed') and not_before <= ? order by not_before, id";
+export const UNFINISHED_OF_KIND_SQL = "select id, kind, step, state, error from {t} where step not in ('done', 'failed') and kind = ? order by updated_at, id";
+
 /** What a step decides: go on to another step, finish, fail, or wait and run the same step again later. */
 export type StepOutcome<S> =
   | { next: string; state: S }
@@ -151,7 +158,7 @@ export class ActionEngine {
 
   /** Drives every unfinished action whose wait is over (at wallet load, and periodically). */
   async resumeAll(): Promise<void> {
-    const rows = await this.db.em().find(ActionRecord, { step: { $nin: ["done", "failed"] }, notBefore: { $lte: BigInt(this.now()) } });
+    const rows = await this.rows.all<ActionRow>(DUE_ACTIONS_SQL, [this.now()]);
     for (const r of rows) {
       await this.drive(r.id).catch((e: unknown) => this.logger.warn(`action ${r.kind} ${r.id}: ${e instanceof Error ? e.message : String(e)}`));
     }
@@ -164,8 +171,7 @@ export class ActionEngine {
 
   /** Unfinished actions of a kind (e.g. pending boards). */
   async unfinished<S>(kind: string): Promise<ActionStatus<S>[]> {
-    const rows = await this.db.em().find(ActionRecord, { kind, step: { $nin: ["done", "failed"] } }, { orderBy: { updatedAt: "asc" } });
-    return rows.map((r) => toStatus<S>(r));
+    return (await this.rows.all<ActionRow>(UNFINISHED_OF_KIND_SQL, [kind])).map((r) => toStatus<S>(r));
   }
 
   private def(kind: string): ActionDefinition<any> {

@@ -46,3 +46,14 @@ export const actionIdWidthMigration = defineMigration({
   name: "kernel_0002_wide_action_ids",
   up: (d) => (d === "postgresql" ? ["alter table kernel_action alter column id type varchar(255)"] : []),
 });
+
+/**
+ * An index of the unfinished actions only. Ended actions stay in the table (one a payment), and
+ * the due-action poll (every 2 s) and the per-kind queries asked for `step not in ('done',
+ * 'failed')`, which the index on `step` cannot answer: SQLite read every row, 39 ms at 100,000
+ * actions, on the daemon's only thread. A partial index holds the few unfinished ones.
+ */
+export const unfinishedActionsMigration = defineMigration({
+  name: "kernel_0003_unfinished_actions",
+  up: () => ["create index kernel_action_unfinished on kernel_action (not_before) where step not in ('done', 'failed')"],
+});

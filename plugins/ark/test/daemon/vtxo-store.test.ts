@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Database, LeanSql, silentLogger, type DatabaseLocation } from "@tender/core";
 import { encodeVtxo, toHex, vtxoIdString } from "@tender/ark-protocol";
 import { ARK_ENTITIES, ARK_MIGRATIONS, arkVtxoEncodingMigration } from "../../src/daemon/persistence/entities.js";
-import { VtxoNotSpendableError, VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
+import { NOT_RECOVERY_REGISTERED, VtxoNotSpendableError, VtxoStore } from "../../src/daemon/vtxos/vtxo-store.js";
 import { boardOf, memoryDb } from "./fixtures.js";
 
 /** The store's plain SQL runs on both dialects: every case runs on SQLite, and on PostgreSQL when `TENDER_TEST_PG_URL` is set. */
@@ -119,6 +119,22 @@ for (const [dialect, open] of dialects) describe(`VTXO store (states, locks, bal
     const got = await store.getMany([a, b, c].map(vtxoIdString));
     expect(got.map((g) => g?.recoveryRegistered)).to.deep.equal([true, true, false]);
     expect((await store.notRecoveryRegistered()).map((v) => v.id)).to.deep.equal([vtxoIdString(c)]);
+  });
+
+  it("the recovery catch-up's query reads its VTXOs from an index of those not backed up and not spent", async () => {
+    const [a, b, c] = [boardOf(1_000n), boardOf(2_000n), boardOf(3_000n)];
+    for (const v of [a, b, c]) await store.add(v);
+    await store.markRecoveryRegistered([vtxoIdString(b)]);
+    await store.markSpent([vtxoIdString(c)]);
+    expect((await store.notRecoveryRegistered()).map((v) => v.id)).to.deep.equal([vtxoIdString(a)]);
+    const rows = new LeanSql(db, "ark_vtxo");
+    if (dialect === "SQLite") {
+      const plan = await rows.all<{ detail: string }>(`explain query plan select id from {t} where ${NOT_RECOVERY_REGISTERED} order by created_at_ms asc, id asc`);
+      expect(plan.map((r) => r.detail).join(" | ")).to.contain("ark_vtxo_recovery_pending");
+    } else {
+      const [index] = await rows.all<{ indexdef: string }>("select indexdef from pg_indexes where indexname = ?", ["ark_vtxo_recovery_pending"]);
+      expect(index?.indexdef).to.match(/\(created_at_ms, id\) WHERE/);
+    }
   });
 
   it("a fresh store on the same database decodes what another stored; amounts beyond 32 bits and timestamps come back exact", async () => {

@@ -154,8 +154,19 @@ export const arkVtxoEncodingMigration = defineMigration({
   ],
 });
 
+/**
+ * An index of the VTXOs the recovery catch-up looks at (each sync: not backed up yet, not spent).
+ * Spent VTXOs stay in `ark_vtxo` (one or two a payment) and the query's `state <> 'spent'` cannot
+ * use the index on `state`: SQLite read every row (3.9 ms at 100,000 VTXOs). The partial index
+ * holds the few it asks for, in the order it reads them.
+ */
+export const arkRecoveryPendingIndexMigration = defineMigration({
+  name: "ark_0006_recovery_pending_index",
+  up: () => ["create index ark_vtxo_recovery_pending on ark_vtxo (created_at_ms, id) where recovery_registered = false and state <> 'spent'"],
+});
+
 /** The Ark daemon plugin's migrations, in order. */
-export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration, arkWideLockHolderMigration, arkRecoveryRegisteredMigration, arkVtxoEncodingMigration];
+export const ARK_MIGRATIONS = [arkInitMigration, arkKeptMailboxMigration, arkWideLockHolderMigration, arkRecoveryRegisteredMigration, arkVtxoEncodingMigration, arkRecoveryPendingIndexMigration];
 
 /** Every entity of the Ark daemon plugin. */
 export const ARK_ENTITIES = [ArkVtxoRow, ArkVtxoEncodingRow, ArkKeyRow, ArkStateRow, ArkKeptMailboxMessageRow];

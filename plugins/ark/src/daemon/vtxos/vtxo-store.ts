@@ -42,6 +42,11 @@ interface RawVtxoRow {
 /** The columns of a row (its encoding is in `ark_vtxo_encoding`, and in the decoded cache once read). */
 const COLUMNS = "id, amount_sat, state, locked_by, created_at_ms, recovery_registered";
 const ORDER = "order by created_at_ms asc, id asc";
+/**
+ * The VTXOs the recovery catch-up looks at (each sync): the terms of the partial index
+ * `ark_vtxo_recovery_pending`, so that it reads those rows only, not every VTXO ever stored.
+ */
+export const NOT_RECOVERY_REGISTERED = "recovery_registered = false and state <> 'spent'";
 
 /** Decoded VTXOs kept at most (the live ones of a large wallet; spent ones are never kept). */
 const DECODED_CACHE_MAX = 20_000;
@@ -219,7 +224,7 @@ export class VtxoStore {
    * Exited ones are included: their exit being on chain does not mean their outputs were claimed.
    */
   async notRecoveryRegistered(): Promise<StoredVtxo[]> {
-    return this.read("recovery_registered = false and state <> 'spent'", [], ORDER);
+    return this.read(NOT_RECOVERY_REGISTERED, [], ORDER);
   }
 
   /** Records that the ids of `ids` are in the recovery mailbox and their chains registered with the server. */
