@@ -111,5 +111,18 @@ export const roundsInitMigration = defineMigration({
   ],
 });
 
+/** The participations that have not ended (see `FINAL_STATUSES`): the terms of the partial index below. */
+export const ACTIVE_PARTICIPATION = "status not in ('done', 'failed', 'canceled')";
+
+/**
+ * An index of the participations that have not ended. Ended ones stay in the table (one a round
+ * or refresh), and the rounds' progress (every 2 s) asks for the others: with the index on
+ * `status`, `not in` still read every row.
+ */
+export const roundsActiveIndexMigration = defineMigration({
+  name: "rounds_0002_active_index",
+  up: () => [`create index round_participation_active on round_participation (id) where ${ACTIVE_PARTICIPATION}`],
+});
+
 export const ROUNDS_ENTITIES = [RoundParticipationRow];
-export const ROUNDS_MIGRATIONS = [roundsInitMigration];
+export const ROUNDS_MIGRATIONS = [roundsInitMigration, roundsActiveIndexMigration];

@@ -1,6 +1,6 @@
-import type { Database } from "@tender/core";
+import { LeanSql, type Database } from "@tender/core";
 import { FINAL_STATUSES, type Participation, type ParticipationChanges, type ParticipationKind, type ParticipationOrigin, type RequestedOutput } from "./participation.js";
-import { RoundParticipationRow } from "./participation-row.js";
+import { ACTIVE_PARTICIPATION, RoundParticipationRow } from "./participation-row.js";
 
 interface StoredOutput { amountSat: string; keyIndex: number; pubkey: string }
 
@@ -30,9 +30,16 @@ export interface NewParticipation {
   inputsLocked: boolean;
 }
 
+/** The ids of the participations that have not ended, oldest first (read from the index `round_participation_active`). */
+export const ACTIVE_IDS_SQL = `select id from {t} where ${ACTIVE_PARTICIPATION} order by id`;
+
 /** The wallet's round participations (`round_participation`). Writes join a surrounding `db.transaction`. */
 export class ParticipationStore {
-  constructor(private readonly db: Database, private readonly now: () => number = Date.now) {}
+  private readonly rows: LeanSql;
+
+  constructor(private readonly db: Database, private readonly now: () => number = Date.now) {
+    this.rows = new LeanSql(db, "round_participation");
+  }
 
   async create(n: NewParticipation): Promise<Participation> {
     const em = this.db.em();
@@ -50,9 +57,14 @@ export class ParticipationStore {
     return r ? toParticipation(r) : undefined;
   }
 
-  /** Participations that have not ended, oldest first. */
+  /**
+   * Participations that have not ended, oldest first: their ids from the partial index of the
+   * active ones (ended participations stay in the table), then those rows by key.
+   */
   async active(): Promise<Participation[]> {
-    const rows = await this.db.em().find(RoundParticipationRow, { status: { $nin: [...FINAL_STATUSES] } }, { orderBy: { id: "asc" } });
+    const ids = (await this.rows.all<{ id: number }>(ACTIVE_IDS_SQL)).map((r) => Number(r.id));
+    if (ids.length === 0) return [];
+    const rows = await this.db.em().find(RoundParticipationRow, { id: { $in: ids }, status: { $nin: [...FINAL_STATUSES] } }, { orderBy: { id: "asc" } });
     return rows.map(toParticipation);
   }
 

@@ -1,0 +1,61 @@
+/**
+ * The participations that have not ended are read from an index of their own: ended ones stay in
+ * the table, and the rounds' progress asks for the others every 2 s. On SQLite and, with
+ * `TENDER_TEST_PG_URL`, on PostgreSQL.
+ */
+import { expect } from "chai";
+import { Database, LeanSql, silentLogger, type DatabaseLocation } from "@tender/core";
+import { ACTIVE_PARTICIPATION, ROUNDS_ENTITIES, ROUNDS_MIGRATIONS } from "../src/participation-row.js";
+import { ACTIVE_IDS_SQL, ParticipationStore } from "../src/participation-store.js";
+import { FINAL_STATUSES, type ParticipationStatus } from "../src/participation.js";
+
+const dialects: [string, () => DatabaseLocation | undefined][] = [
+  ["SQLite", () => ({ dialect: "sqlite", path: ":memory:" })],
+  ["PostgreSQL", () => {
+    const url = process.env.TENDER_TEST_PG_URL;
+    return url ? { dialect: "postgresql", url, schema: `rounds_store_${process.pid}_${Date.now()}` } : undefined;
+  }],
+];
+
+for (const [dialect, location] of dialects) describe(`round participations that have not ended, on ${dialect}`, () => {
+  let db: Database | undefined;
+  before(async function () {
+    const loc = location();
+    if (!loc) {
+      console.log(`    ${dialect} case skipped: TENDER_TEST_PG_URL is not set (.ci/run starts PostgreSQL and sets it)`);
+      return this.skip();
+    }
+    db = new Database({ entities: [...ROUNDS_ENTITIES], migrations: [...ROUNDS_MIGRATIONS] }, silentLogger);
+    await db.open(loc);
+  });
+  after(async () => {
+    if (!db) return;
+    if (dialect === "PostgreSQL") await db.destroy();
+    else await db.close();
+  });
+
+  it("names the final statuses in its query and index", () => {
+    expect(ACTIVE_PARTICIPATION).to.equal(`status not in (${FINAL_STATUSES.map((s) => `'${s}'`).join(", ")})`);
+  });
+
+  it("lists the participations that have not ended, oldest first, from the index of those alone", async () => {
+    const store = new ParticipationStore(db!);
+    const statuses: ParticipationStatus[] = ["done", "pending", "failed", "submitted", "canceled", "done", "forfeiting", "finished"];
+    const created = [];
+    for (const status of statuses) {
+      const p = await store.create({ kind: "interactive", origin: "explicit", inputs: [], outputs: [], feeSat: 0n, inputsLocked: false });
+      created.push((await store.update(p.id, { status })).id);
+    }
+    const active = await store.active();
+    expect(active.map((p) => p.status)).to.deep.equal(["pending", "submitted", "forfeiting", "finished"]);
+    expect(active.map((p) => p.id)).to.deep.equal([created[1], created[3], created[6], created[7]]);
+    const rows = new LeanSql(db!, "round_participation");
+    if (dialect === "SQLite") {
+      const plan = await rows.all<{ detail: string }>(`explain query plan ${ACTIVE_IDS_SQL}`);
+      expect(plan.map((r) => r.detail).join(" | ")).to.contain("round_participation_active");
+    } else {
+      const [index] = await rows.all<{ indexdef: string }>("select indexdef from pg_indexes where indexname = ?", ["round_participation_active"]);
+      expect(index?.indexdef).to.match(/\(id\) WHERE/);
+    }
+  });
+});
