@@ -12,7 +12,7 @@
  * wall time went: checks before the locks, the spend-state re-read, the commit, and the wait for
  * the signatures (made on the signing threads while the commit runs).
  */
-import { busyMs, categorize, measure, profileHere, threadCpuSnapshot, threadCpuSpent, type BenchReport, type BenchRow, type CpuProfile, type ThreadCpu } from "@tender/core";
+import { busyMs, categorize, measure, profileHere, threadCpuByKind, threadCpuSnapshot, threadCpuSpent, type BenchReport, type BenchRow, type CpuProfile, type ThreadCpu } from "@tender/core";
 import { encodeVtxo, musigNonceGen, musigRespondCosignDeterministic, pubkeyFromSecret, type Vtxo } from "@tender/ark-protocol";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -72,12 +72,13 @@ const total = (c: RequestCpu) => c.server + c.signing + c.clients + (Number.isNa
 function requestCpu(spent: ThreadCpu[], clientTid: number | undefined, requests: number): RequestCpu {
   const signing = new Set(sharedCosignPool().osThreadIds());
   const sum = (pick: (t: ThreadCpu) => boolean) => spent.filter(pick).reduce((s, t) => s + t.ms, 0) / requests;
+  const rest = threadCpuByKind(spent.filter((t) => !signing.has(t.tid) && t.tid !== clientTid), process.pid);
   return {
-    server: sum((t) => t.tid === process.pid),
+    server: rest.main / requests,
     signing: sum((t) => signing.has(t.tid)),
     clients: sum((t) => t.tid === clientTid),
-    v8: sum((t) => t.tid !== process.pid && t.name.startsWith("V8")),
-    other: sum((t) => t.tid !== process.pid && !signing.has(t.tid) && t.tid !== clientTid && !t.name.startsWith("V8")),
+    v8: rest.v8 / requests,
+    other: (rest.libuv + rest.other) / requests,
     fromProc: true,
   };
 }

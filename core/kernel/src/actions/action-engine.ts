@@ -14,10 +14,11 @@ interface ActionRow {
 }
 
 /**
- * The unfinished actions whose wait is over, and those of one kind: both read from the partial
- * index `kernel_action_unfinished` (ended actions stay in the table, one a payment).
+ * The unfinished actions whose wait is over (their ids and kinds: each is driven from its own row),
+ * and those of one kind: both read from the partial index `kernel_action_unfinished` (ended actions
+ * stay in the table, one a payment).
  */
-export const DUE_ACTIONS_SQL = "select id, kind, step, state, error from {t} where step not in ('done', 'failed') and not_before <= ? order by not_before, id";
+export const DUE_ACTIONS_SQL = "select id, kind from {t} where step not in ('done', 'failed') and not_before <= ? order by not_before, id";
 export const UNFINISHED_OF_KIND_SQL = "select id, kind, step, state, error from {t} where step not in ('done', 'failed') and kind = ? order by updated_at, id";
 
 /** What a step decides: go on to another step, finish, fail, or wait and run the same step again later. */
@@ -158,7 +159,7 @@ export class ActionEngine {
 
   /** Drives every unfinished action whose wait is over (at wallet load, and periodically). */
   async resumeAll(): Promise<void> {
-    const rows = await this.rows.all<ActionRow>(DUE_ACTIONS_SQL, [this.now()]);
+    const rows = await this.rows.all<{ id: string; kind: string }>(DUE_ACTIONS_SQL, [this.now()]);
     for (const r of rows) {
       await this.drive(r.id).catch((e: unknown) => this.logger.warn(`action ${r.kind} ${r.id}: ${e instanceof Error ? e.message : String(e)}`));
     }
