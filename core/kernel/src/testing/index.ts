@@ -1,5 +1,6 @@
 /** Test helpers for adapters and plugins (`@tender/core/testing`); not used by the daemon itself. */
 export { fakeServer, type FakeAnswer } from "./fake-http.js";
+export { indexAnswers, type RunSql } from "./index-answers.js";
 export { chainSourceContract } from "./chain-contract/chain-source-contract.js";
 export {
   BURN, FAST_RETRY, deadUrl, fundWallet, hangingServer, mine, rejectsWith, sat, type ContractBackend,
