@@ -34,7 +34,7 @@ export { mailboxAuthorization } from "./daemon/mailbox/mailbox-authorization.js"
 export { MailboxSync } from "./daemon/mailbox/mailbox-sync.js";
 export { ARKOOR_RECEIVE_FAULT_POINTS } from "./daemon/mailbox/arkoor-receiver.js";
 export { ArkoorSender } from "./daemon/arkoor/arkoor-sender.js";
-export { arkKeySecrets, completeArkoorCosign, type ArkoorOutput } from "./daemon/arkoor/arkoor-cosign-completion.js";
+export { arkKeySecrets, completeArkoorCosign, type ArkoorOutput, type KeySecrets } from "./daemon/arkoor/arkoor-cosign-completion.js";
 export { arkoorSendAction, ARKOOR_SEND_ACTION, ARKOOR_SEND_FAULT_POINTS, ARKOOR_SEND_FIRST_COMMIT_FAULT_POINTS, type ArkoorSendState } from "./daemon/arkoor/arkoor-send-action.js";
 export type { ArkDestination } from "./daemon/arkoor/destination.js";
 export { readPinnedKeys, writePinnedKeys, readMailboxCheckpoint, writeMailboxCheckpoint } from "./daemon/connection/server-pins.js";

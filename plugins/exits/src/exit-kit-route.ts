@@ -46,7 +46,7 @@ export function exitKitRoute(src: ExitKitSources): RouteDefinition {
         if (!view) throw new NotFoundError(`not found [resources=${id}]: VTXO not found`, [id]);
         if (view.state === "spent") throw new BadRequestError(`Unspendable VTXO provided: ${id}`);
         const user = policyUserPubkey(view.vtxo.policy);
-        const key = user ? keys.keyByPubkey(user) : undefined;
+        const key = user ? await keys.keyByPubkey(user) : undefined;
         if (!key) throw new BadRequestError(`Cannot make an exit kit for VTXO ${id}: its key is not one of the wallet's VTXO keys`);
         inputs.push({ vtxo: view.vtxo, keyIndex: key.index });
       }

@@ -74,7 +74,7 @@ export class LightningReceiver {
       throw fail(message(e));
     });
     let claimAddress: string | null = null;
-    if (req.address !== undefined) claimAddress = this.checkAddress(req.address, w.network, info.serverPubkey, (pk) => w.keys.isOwnPubkey(pk));
+    if (req.address !== undefined) claimAddress = await this.checkAddress(req.address, w.network, info.serverPubkey, (pk) => w.keys.isOwnPubkey(pk));
     if (req.amountSat <= 0n) throw fail("Cannot create invoice for 0 sats");
     const fee = lightningReceiveFee(info.fees.lightningReceive, req.amountSat);
     if (fee >= req.amountSat) throw fail(`Fee (${fee} sat) exceeds amount (${req.amountSat} sat)`);
@@ -98,7 +98,7 @@ export class LightningReceiver {
   }
 
   /** The receive-for-address destination, checked as barkd does; `null` when the address is this wallet's own. */
-  private checkAddress(address: string, network: string, serverPubkey: Uint8Array, isOwn: (pk: Uint8Array) => boolean): string | null {
+  private async checkAddress(address: string, network: string, serverPubkey: Uint8Array, isOwn: (pk: Uint8Array) => Promise<boolean>): Promise<string | null> {
     let decoded;
     try {
       decoded = decodeArkAddress(address);
@@ -114,7 +114,7 @@ export class LightningReceiver {
       throw e;
     }
     if (!deliveries.some((d) => d.type === "server-mailbox")) throw new BadRequestError("Ark address has no supported mailbox delivery mechanism");
-    return decoded.policy.type === "pubkey" && isOwn(decoded.policy.userPubkey) ? null : address;
+    return decoded.policy.type === "pubkey" && (await isOwn(decoded.policy.userPubkey)) ? null : address;
   }
 
   /** `GET /lightning/receives/{hash}`: in progress or settled; anything else is barkd's 500. */

@@ -118,7 +118,7 @@ async function antiDosProof(w: LightningReceiveRail, s: LightningReceiveState): 
   const tip = await w.tipHeight();
   const candidates = (await w.vtxos.list(["spendable"])).filter((v) => v.vtxo.expiryHeight > tip + ANTI_DOS_MIN_BLOCKS && v.vtxo.policy.type === "pubkey");
   for (const c of candidates.sort(() => Math.random() - 0.5)) {
-    const key = w.keys.keyByPubkey(c.vtxo.policy.userPubkey);
+    const key = await w.keys.keyByPubkey(c.vtxo.policy.userPubkey);
     if (!key) continue;
     const id = vtxoId(c.vtxo);
     return { kind: "vtxo", vtxoId: id, attestation: signAttestation(lightningReceiveAttestation(fromHex(s.paymentHash), id), key.secretKey) };

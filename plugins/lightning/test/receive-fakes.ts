@@ -87,8 +87,8 @@ export function fakeRail(db: Database, server: Record<string, unknown>, opts: { 
       nextVtxoKey: async () => keyOf(opts.keySecrets[next]!, next++),
       deriveVtxoKey: (i: number) => keyOf(opts.keySecrets[i]!, i),
       mailboxKey: () => keyOf(opts.keySecrets[opts.keySecrets.length - 1]!, 999),
-      keyByPubkey: (pk: Uint8Array) => opts.keySecrets.map(keyOf).find((k) => toHex(k.publicKey) === toHex(pk)),
-      isOwnPubkey: (pk: Uint8Array) => opts.keySecrets.some((sk) => toHex(pubkeyFromSecret(sk)) === toHex(pk)),
+      keyByPubkey: async (pk: Uint8Array) => opts.keySecrets.map(keyOf).find((k) => toHex(k.publicKey) === toHex(pk)),
+      isOwnPubkey: async (pk: Uint8Array) => opts.keySecrets.some((sk) => toHex(pubkeyFromSecret(sk)) === toHex(pk)),
     },
     vtxos: {
       get: async (id: string) => store.get(id),

@@ -76,7 +76,7 @@ describe("Lightning send action: the step transitions over fakes", () => {
         mailboxKey: () => ({ publicKey: pubkeyFromSecret(r), secretKey: r }),
         // index 0 is the HTLC key H of state(), any other the revocation key R
         deriveVtxoKey: (i: number) => (i === 0 ? { publicKey: pubkeyFromSecret(h), secretKey: h } : { publicKey: pubkeyFromSecret(r), secretKey: r }),
-        keyByPubkey: (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
+        keyByPubkey: async (pk: Uint8Array) => [h, r].map((sk) => ({ publicKey: pubkeyFromSecret(sk), secretKey: sk })).find((k) => toHex(k.publicKey) === toHex(pk)),
       },
       locks: {
         lock: async (ids: string[]) => { if (lockError) throw lockError; seen.locked.push(ids); },

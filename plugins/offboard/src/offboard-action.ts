@@ -69,6 +69,12 @@ export function offboardAction(ports: OffboardPorts, logger: Logger, timing: Off
     }
     return out;
   };
+  /** The secret key of each input's owner, in order. */
+  const inputSecrets = async (inputs: readonly Vtxo[]): Promise<Uint8Array[]> => {
+    const out: Uint8Array[] = [];
+    for (const v of inputs) out.push(await keys.secretFor((v.policy as { userPubkey: Uint8Array }).userPubkey));
+    return out;
+  };
 
   const sentTo = (s: OffboardState): MovementDestination[] => [{ destination: { type: "bitcoin", value: s.destination }, amount_sat: Number(s.netSat) }];
 
@@ -167,7 +173,8 @@ export function offboardAction(ports: OffboardPorts, logger: Logger, timing: Off
     const offboard = { netAmountSat: BigInt(s.netSat), script, deductFeesFromGrossAmount: s.kind === "offboard", feeRateSatPerKwu: BigInt(s.feeRateSatPerKwu) };
     const rawIds = ids.map((i) => encodeOutPoint(parseOutPoint(i)));
     const msg = offboardAttestation({ value: offboard.netAmountSat, script }, rawIds);
-    const attestations = inputs.map((v) => signAttestation(msg, keys.secretFor((v.policy as { userPubkey: Uint8Array }).userPubkey)));
+    const secrets = await inputSecrets(inputs);
+    const attestations = inputs.map((v, k) => signAttestation(msg, secrets[k]!));
     let prepared;
     try {
       prepared = await server.prepare({ offboard, inputVtxoIds: rawIds, attestations });
@@ -204,7 +211,7 @@ export function offboardAction(ports: OffboardPorts, logger: Logger, timing: Off
     const ids = need(s.offboardVtxoIds, "offboardVtxoIds");
     const inputs = await load(ids);
     const tx = decodeTx(fromHex(need(s.preparedTxHex, "preparedTxHex")));
-    const sigs = signOffboardForfeits(tx, inputs, inputs.map((v) => keys.secretFor((v.policy as { userPubkey: Uint8Array }).userPubkey)), need(s.serverNonces, "serverNonces").map(fromHex));
+    const sigs = signOffboardForfeits(tx, inputs, await inputSecrets(inputs), need(s.serverNonces, "serverNonces").map(fromHex));
     const txid = txidHex(tx);
     let raw;
     try {

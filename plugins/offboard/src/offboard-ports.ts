@@ -40,7 +40,7 @@ export interface OffboardKeys {
   next(): Promise<{ index: number; publicKey: Uint8Array }>;
   publicKeyAt(index: number): Uint8Array;
   /** The secret key of one of the wallet's VTXO keys (throws for a key it does not own). */
-  secretFor(pubkey: Uint8Array): Uint8Array;
+  secretFor(pubkey: Uint8Array): Promise<Uint8Array>;
 }
 
 /** A VTXO as the wallet stores it. */

@@ -106,7 +106,7 @@ export class FakeWorld {
       keys: {
         next: async () => ({ index: 0, publicKey: USER.pk }),
         publicKeyAt: () => USER.pk,
-        secretFor: (pk) => {
+        secretFor: async (pk) => {
           if (!bytesEqual(pk, USER.pk)) throw new Error("not our key");
           return USER.sk;
         },

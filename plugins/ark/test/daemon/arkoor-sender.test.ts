@@ -116,6 +116,6 @@ describe("arkoor sender: destination checks, input selection and the change spli
     expect(e3).to.be.instanceOf(BadRequestError);
     expect((e3 as Error).message).to.equal("Ark address is for different network");
     expect(started).to.deep.equal([]);
-    expect(keys.peekVtxoKey(0)).to.equal(undefined); // no change key was reserved
+    expect(await keys.peekVtxoKey(0)).to.equal(undefined); // no change key was reserved
   });
 });

@@ -29,6 +29,12 @@ describe("message signing: BIP-340 over SHA-256(\"bark/message\" ‖ message), b
     }
     throw new Error("no refusal");
   };
+  const asyncRefusal = async (f: () => Promise<unknown>): Promise<string> => {
+    const e = await f().then(() => undefined, (err: unknown) => err);
+    if (e === undefined) throw new Error("no refusal");
+    expect((e as { status?: number }).status).to.equal(400);
+    return (e as Error).message;
+  };
 
   beforeEach(async () => {
     db = await memoryDb();
@@ -50,8 +56,8 @@ describe("message signing: BIP-340 over SHA-256(\"bark/message\" ‖ message), b
   it("signs with the key of a handed-out address; verifies with the address and with its pubkey; the signature is random each time", async () => {
     const key = await keys.nextVtxoKey();
     const address = addressOf(key.publicKey, key.secretKey);
-    const a = signWithAddress(keys, "hello ark ✓", address);
-    const b = signWithAddress(keys, "hello ark ✓", address);
+    const a = await signWithAddress(keys, "hello ark ✓", address);
+    const b = await signWithAddress(keys, "hello ark ✓", address);
     expect(a.signature).to.match(/^[0-9a-f]{128}$/);
     expect(a.signature).to.not.equal(b.signature);
     expect(verifySigned({ message: "hello ark ✓", signature: a.signature, address })).to.deep.equal({ valid: true });
@@ -59,10 +65,10 @@ describe("message signing: BIP-340 over SHA-256(\"bark/message\" ‖ message), b
     expect(verifySigned({ message: "hello ark", signature: a.signature, address })).to.deep.equal({ valid: false });
   });
 
-  it("refuses to sign for a bad address and for an address whose key was never handed out", () => {
-    expect(refusal(() => signWithAddress(keys, "m", "tark1notanaddress"))).to.match(/^bad request: invalid ark address: /);
+  it("refuses to sign for a bad address and for an address whose key was never handed out", async () => {
+    expect(await asyncRefusal(() => signWithAddress(keys, "m", "tark1notanaddress"))).to.match(/^bad request: invalid ark address: /);
     const notYet = keys.deriveVtxoKey(3);
-    expect(refusal(() => signWithAddress(keys, "m", addressOf(notYet.publicKey, notYet.secretKey))))
+    expect(await asyncRefusal(() => signWithAddress(keys, "m", addressOf(notYet.publicKey, notYet.secretKey))))
       .to.equal("bad request: address does not belong to this wallet or its key has not been derived");
   });
 

@@ -51,7 +51,7 @@ export function arkBoardKeys(keys: WalletService<ArkKeys>): BoardKeys {
       return (await (await keys.get()).nextVtxoKey()).publicKey;
     },
     async secretKeyFor(pubkey) {
-      const k = (await keys.get()).keyByPubkey(pubkey);
+      const k = await (await keys.get()).keyByPubkey(pubkey);
       if (!k) throw new Error(`VTXO key ${toHex(pubkey)} is not one of the wallet's keys`);
       return k.secretKey;
     },

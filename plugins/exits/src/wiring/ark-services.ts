@@ -40,7 +40,7 @@ export function arkExitVtxos(store: VtxoStore, locks: VtxoLocks): ExitVtxos {
 export function arkExitKeys(keys: WalletService<ArkKeys>): ExitKeys {
   return {
     async secretKeyFor(pubkey) {
-      return (await keys.get()).keyByPubkey(toHex(pubkey))?.secretKey;
+      return (await (await keys.get()).keyByPubkey(toHex(pubkey)))?.secretKey;
     },
   };
 }

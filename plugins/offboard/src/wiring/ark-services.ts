@@ -58,8 +58,8 @@ export function arkOffboardKeys(keys: WalletService<ArkKeys>): OffboardKeys {
       return { index: k.index, publicKey: k.publicKey };
     },
     publicKeyAt: (index) => sync().deriveVtxoKey(index).publicKey,
-    secretFor(pubkey) {
-      const k = sync().keyByPubkey(pubkey);
+    async secretFor(pubkey) {
+      const k = await sync().keyByPubkey(pubkey);
       if (!k) throw new Error(`VTXO key ${toHex(pubkey)} is not one of the wallet's keys`);
       return k.secretKey;
     },

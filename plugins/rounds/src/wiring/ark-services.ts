@@ -57,7 +57,7 @@ export function arkRoundKeys(keys: WalletService<ArkKeys>): RoundKeys {
   return {
     nextVtxoKey: async () => (await keys.get()).nextVtxoKey(),
     keyAt: async (index) => (await keys.get()).deriveVtxoKey(index),
-    secretKeyFor: async (pubkey) => (await keys.get()).keyByPubkey(pubkey)?.secretKey,
+    secretKeyFor: async (pubkey) => (await (await keys.get()).keyByPubkey(pubkey))?.secretKey,
     isOwn: async (pubkey) => (await keys.get()).isOwnPubkey(pubkey),
     mailboxId: async () => (await keys.get()).mailboxKey().publicKey,
   };

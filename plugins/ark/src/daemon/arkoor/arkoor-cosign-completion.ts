@@ -6,7 +6,7 @@
  */
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorUserFinish, arkoorUserNonces, buildArkoorPackage, encodePolicy, signAttestation, toHex, vtxoId,
-  type ArkoorPackageOptions, type SecretKeyLookup, type Vtxo, type VtxoPolicy,
+  type ArkoorPackage, type ArkoorPackageOptions, type SecretKeyLookup, type Vtxo, type VtxoPolicy,
 } from "@tender/ark-protocol";
 import type { ArkoorCosignPart, ArkoorCosignResponse } from "@tender/ark-protocol/server";
 import type { ArkKeys } from "../keys/ark-keys.js";
@@ -17,12 +17,34 @@ export interface ArkoorOutput {
   readonly policy: VtxoPolicy;
 }
 
+/**
+ * The secret key of a VTXO key by its public key, read where it must be (the wallet's older keys
+ * are in its database); throws for a key the wallet does not own.
+ */
+export type KeySecrets = (pubkey: Uint8Array) => Uint8Array | Promise<Uint8Array>;
+
 /** The secret key of one of the wallet's VTXO keys; throws for a key the wallet does not own. */
-export function arkKeySecrets(keys: ArkKeys): SecretKeyLookup {
-  return (pubkey) => {
-    const k = keys.keyByPubkey(pubkey);
+export function arkKeySecrets(keys: ArkKeys): KeySecrets {
+  return async (pubkey) => {
+    const k = await keys.keyByPubkey(pubkey);
     if (!k) throw new Error(`no key for ${toHex(pubkey)}`);
     return k.secretKey;
+  };
+}
+
+/** The secrets of the package's signing keys, looked up once, for the protocol core's synchronous steps. */
+async function packageSecrets(secretFor: KeySecrets, pkg: ArkoorPackage): Promise<SecretKeyLookup> {
+  const known = new Map<string, Uint8Array>();
+  for (const part of pkg.parts) {
+    for (const pubkey of [part.signers[0], part.input.policy.userPubkey]) {
+      const hex = toHex(pubkey);
+      if (!known.has(hex)) known.set(hex, await secretFor(pubkey));
+    }
+  }
+  return (pubkey) => {
+    const sk = known.get(toHex(pubkey));
+    if (!sk) throw new Error(`no key for ${toHex(pubkey)}`);
+    return sk;
   };
 }
 
@@ -39,7 +61,7 @@ export interface CosignedArkoor {
  * package that cannot be built or a cosign that does not verify, and whatever `request` throws.
  */
 export async function completeArkoorCosign(
-  secretFor: SecretKeyLookup, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
+  secretFor: KeySecrets, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
   request: (parts: ArkoorCosignPart[]) => Promise<readonly ArkoorCosignResponse[]>,
 ): Promise<Vtxo[]> {
   return (await cosignArkoor(secretFor, inputs, outputs, opts, request)).vtxos;
@@ -47,10 +69,11 @@ export async function completeArkoorCosign(
 
 /** {@link completeArkoorCosign}, answering the final signatures too (what a payment persists). */
 export async function cosignArkoor(
-  secretFor: SecretKeyLookup, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
+  keySecrets: KeySecrets, inputs: readonly Vtxo[], outputs: readonly ArkoorOutput[], opts: ArkoorPackageOptions,
   request: (parts: ArkoorCosignPart[]) => Promise<readonly ArkoorCosignResponse[]>,
 ): Promise<CosignedArkoor> {
   const pkg = buildArkoorPackage(inputs, outputs, opts);
+  const secretFor = await packageSecrets(keySecrets, pkg);
   const nonces = arkoorUserNonces(pkg, secretFor);
   const enc = (d: ArkoorOutput) => ({ amount: d.amount, policy: encodePolicy(d.policy) });
   const parts = pkg.parts.map((part, k) => ({

@@ -80,7 +80,7 @@ export async function receiveArkoorVtxos(w: ArkRail, encoded: readonly Uint8Arra
       const added: Accepted[] = [];
       for (const a of group) if (await w.vtxos.add(a.vtxo, "spendable")) added.push(a);
       if (added.length === 0) continue;
-      const key = w.keys.keyByPubkey(pubkey)!;
+      const key = (await w.keys.keyByPubkey(pubkey))!;
       const amount = added.reduce((s, a) => s + a.vtxo.amount, 0n);
       await w.movements.create({
         status: "successful",

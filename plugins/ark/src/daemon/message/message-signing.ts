@@ -19,9 +19,9 @@ function parseAddress(address: string): ArkAddress {
  * one of the wallet's Ark addresses (random auxiliary data, so signatures differ each time).
  * An address whose key the wallet never handed out is refused.
  */
-export function signWithAddress(keys: ArkKeys, message: string, address: string): { signature: string } {
+export async function signWithAddress(keys: ArkKeys, message: string, address: string): Promise<{ signature: string }> {
   const decoded = parseAddress(address);
-  const key = keys.keyByPubkey(decoded.policy.userPubkey);
+  const key = await keys.keyByPubkey(decoded.policy.userPubkey);
   if (!key) throw new BadRequestError("bad request: address does not belong to this wallet or its key has not been derived");
   return { signature: toHex(signMessage(message, key.secretKey)) };
 }

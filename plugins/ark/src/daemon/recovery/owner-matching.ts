@@ -6,7 +6,7 @@ export const RECOVERY_GAP_LIMIT = 50;
 
 /** What owner matching needs of the wallet's keys. */
 export interface OwnerKeys {
-  keyByPubkey(pubkey: Uint8Array): VtxoKey | undefined;
+  keyByPubkey(pubkey: Uint8Array): Promise<VtxoKey | undefined>;
   deriveVtxoKey(index: number): VtxoKey;
   readonly nextUnusedIndex: number;
   revealUpTo(index: number): Promise<void>;
@@ -30,7 +30,7 @@ export async function matchOwners(vtxos: readonly Vtxo[], keys: OwnerKeys, gapLi
   const owned: { vtxo: Vtxo; key: VtxoKey }[] = [];
   const pending = new Map<string, Vtxo[]>();
   for (const vtxo of vtxos) {
-    const key = keys.keyByPubkey(vtxo.policy.userPubkey);
+    const key = await keys.keyByPubkey(vtxo.policy.userPubkey);
     if (key) owned.push({ vtxo, key });
     else {
       const hex = toHex(vtxo.policy.userPubkey);

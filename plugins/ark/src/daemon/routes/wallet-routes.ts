@@ -99,7 +99,7 @@ export function walletRoutes(d: WalletRouteDeps): RouteDefinition[] {
       responses: { 200: { description: "The Ark address at that index", schema: ArkAddressResponseSchema }, 500: e500 },
       handler: async ({ params }) => {
         const w = await d.rail();
-        const key = w.keys.peekVtxoKey(params.index);
+        const key = await w.keys.peekVtxoKey(params.index);
         if (!key) throw new InternalServerError(`Failed to get address at index ${params.index}: VTXO key at index ${params.index} was never derived`);
         return { address: arkAddressOf(w.keys, key, await addressServerKeys(w), w.settings().network) };
       },

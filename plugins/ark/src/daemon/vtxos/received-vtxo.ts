@@ -95,7 +95,7 @@ export async function checkReceivedVtxo(vtxo: Vtxo, ctx: AcceptanceContext): Pro
   const id = vtxoIdString(vtxo);
   if (vtxo.policy.type !== "pubkey") throw new VtxoNotAcceptedError(`VTXO policy ${vtxo.policy.type} is not a payment to this wallet`);
   if (!bytesEqual(vtxo.serverPubkey, ctx.serverPubkey)) throw new VtxoNotAcceptedError("VTXO belongs to a different Ark server");
-  const owned = ctx.keys.isOwnPubkey(vtxo.policy.userPubkey) || (ctx.importing === true && (await ctx.keys.claimKey(vtxo.policy.userPubkey)) !== undefined);
+  const owned = (await ctx.keys.isOwnPubkey(vtxo.policy.userPubkey)) || (ctx.importing === true && (await ctx.keys.claimKey(vtxo.policy.userPubkey)) !== undefined);
   if (!owned) throw new VtxoNotAcceptedError(`VTXO ${id} is not owned by this wallet (no signable clause found)`);
   // the tip and the anchor are independent reads of the chain source: both at once
   const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));

@@ -1,0 +1,34 @@
+/**
+ * A bounded map that forgets its least recently used entry first: what a wallet keeps in memory
+ * of its VTXO keys. A wallet hands out a key for every payment's change and every address, for
+ * years; the ones it needs again are nearly always the recent ones, and the rest are one indexed
+ * read (`ark_key`) or one derivation away.
+ */
+export class RecentKeys<K, V> {
+  private readonly map = new Map<K, V>();
+
+  constructor(readonly capacity: number) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError(`capacity must be a positive integer, got ${capacity}`);
+  }
+
+  /** The value of `key`, now the most recently used; `undefined` when not kept. */
+  get(key: K): V | undefined {
+    const v = this.map.get(key);
+    if (v === undefined) return undefined;
+    this.map.delete(key);
+    this.map.set(key, v);
+    return v;
+  }
+
+  /** Keeps `value` for `key` as the most recently used, forgetting the least recently used one when full. */
+  set(key: K, value: V): V {
+    this.map.delete(key);
+    if (this.map.size >= this.capacity) this.map.delete(this.map.keys().next().value as K);
+    this.map.set(key, value);
+    return value;
+  }
+
+  get size(): number {
+    return this.map.size;
+  }
+}
