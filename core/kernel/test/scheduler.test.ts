@@ -14,6 +14,20 @@ describe("scheduler", () => {
     expect(runs).to.be.greaterThan(3);
   });
 
+  it("after a run that ended well, waits the task's own next delay instead of its interval; after a failed run, or an unusable answer, the interval", async () => {
+    const s = new Scheduler(silentLogger);
+    const runs = { own: 0, failing: 0, unusable: 0, throwing: 0 };
+    s.add({ name: "own", intervalMs: 60_000, nextDelayMs: () => 5, run: () => { runs.own++; } });
+    s.add({ name: "failing", intervalMs: 60_000, nextDelayMs: () => 5, run: () => { runs.failing++; throw new Error("boom"); } });
+    s.add({ name: "unusable", intervalMs: 60_000, nextDelayMs: () => Number.NaN, run: () => { runs.unusable++; } });
+    s.add({ name: "throwing", intervalMs: 60_000, nextDelayMs: () => { throw new Error("no delay"); }, run: () => { runs.throwing++; } });
+    s.start();
+    await sleep(80);
+    await s.stop();
+    expect(runs.own).to.be.greaterThan(3);
+    expect([runs.failing, runs.unusable, runs.throwing]).to.deep.equal([1, 1, 1]);
+  });
+
   it("keeps other tasks (and the failing one) running when a task throws", async () => {
     const s = new Scheduler(silentLogger);
     let good = 0;

@@ -4,7 +4,7 @@ export { WalletLifecycle, type WalletKeys } from "./lifecycle/wallet-lifecycle.j
 export * from "./keys/seed.js";
 export * from "./config/wallet-config.js";
 export * from "./config/wallet-settings.js";
-export { walletSyncTask, SYNC_TASK_TICK_MS, type WalletSyncTaskOptions } from "./config/sync-task.js";
+export { walletSyncTask, SYNC_TASK_RECHECK_MS, SYNC_TASK_TICK_MS, type WalletSyncTaskOptions } from "./config/sync-task.js";
 export * from "./routes/schemas.js";
 export { WalletCreationChecks, type WalletCreationCheck, type WalletCreationContext } from "./lifecycle/creation-checks.js";
 export { SendDestinations, SendDestinationsService, type DestinationPayer, type SendOutcome } from "./send/send-destinations.js";

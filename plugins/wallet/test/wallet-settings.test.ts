@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { WalletService } from "@tender/core";
 import {
   WALLET_SETTING_KEYS, WalletConfigError, formatWalletConfig, parseWalletConfig, readWalletSettings, satPerVbCeil, unknownWalletConfigKeys,
-  walletSettingDefaults, walletSettingEnvName, walletSettingsFromEnv, walletSyncTask, type WalletSettings,
+  walletSettingDefaults, walletSettingEnvName, walletSettingsFromEnv, walletSyncTask, SYNC_TASK_RECHECK_MS, SYNC_TASK_TICK_MS, type WalletSettings,
 } from "../src/index.js";
 import { resolveCreateConfig } from "../src/lifecycle/create-config.js";
 
@@ -201,6 +201,26 @@ describe("walletSyncTask (background work every daemon_sync_interval_secs)", () 
     loaded.current = undefined;
     await tick(10_000);
     expect([runs, laterRuns]).to.deep.equal([3, 2]);
+  });
+
+  it("sleeps until its next run is due (at most SYNC_TASK_RECHECK_MS), and ticks every SYNC_TASK_TICK_MS while no wallet is loaded", async () => {
+    const loaded: { current: WalletSettings | undefined } = { current: undefined };
+    let runs = 0;
+    const t = walletSyncTask({ name: "t.d", settings: handle(loaded), run: async () => { runs++; } });
+    const after = async (ms: number) => { now += ms; await t.run(signal); return t.nextDelayMs!(); };
+    expect(await after(0)).to.equal(SYNC_TASK_TICK_MS); // no wallet
+    loaded.current = { ...walletSettingDefaults("regtest"), daemon_sync_interval_secs: 60 };
+    expect(t.nextDelayMs!()).to.equal(SYNC_TASK_TICK_MS); // a wallet it has not seen yet: the next tick takes it up
+    expect(await after(0)).to.equal(SYNC_TASK_RECHECK_MS); // due in 60 s: it wakes at least every second
+    expect(await after(59_400)).to.equal(600); // due in 0.6 s
+    expect(await after(550)).to.equal(SYNC_TASK_TICK_MS); // due in 50 ms: not sooner than a tick
+    expect(runs).to.equal(0);
+    expect(await after(50)).to.equal(SYNC_TASK_RECHECK_MS);
+    expect(runs).to.equal(1);
+    loaded.current = { ...walletSettingDefaults("regtest"), daemon_manual_sync: true };
+    expect(await after(0)).to.equal(SYNC_TASK_RECHECK_MS); // manual sync: nothing to wait for but another wallet
+    expect(runs).to.equal(1);
+    expect(SYNC_TASK_TICK_MS).to.be.below(SYNC_TASK_RECHECK_MS);
   });
 
   it("with a plugin-configuration override, keeps the fixed interval but still skips manual sync", async () => {

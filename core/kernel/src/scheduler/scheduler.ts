@@ -9,6 +9,12 @@ export interface TaskDefinition {
   /** Delay before the first run (default: 0, run right away). */
   initialDelayMs?: number;
   /**
+   * The pause after a run, asked when the run ends, for a task whose next run depends on its state
+   * (a sync due at a time it knows): instead of {@link intervalMs}, which stays the pause after a
+   * failed run and whenever this answers something other than a finite delay ≥ 0.
+   */
+  nextDelayMs?(): number;
+  /**
    * The work; `signal` aborts when the scheduler stops or its runs are {@link Scheduler.interrupt}ed
    * (the wallet unloads). A thrown error is logged (not after an abort); the task keeps its schedule.
    */
@@ -85,26 +91,41 @@ export class Scheduler {
 
   private arm(t: RunningTask, delay: number): void {
     t.timer = setTimeout(() => {
-      t.current = this.runOnce(t).finally(() => {
+      t.current = this.runOnce(t).catch(() => false).then((ok) => {
         t.current = undefined;
-        if (this.started && this.tasks.get(t.def.name) === t) this.arm(t, t.def.intervalMs);
+        if (this.started && this.tasks.get(t.def.name) === t) this.arm(t, ok ? this.pauseAfter(t.def) : t.def.intervalMs);
       });
     }, delay);
     t.timer.unref?.();
   }
 
-  private async runOnce(t: RunningTask): Promise<void> {
+  /** The pause after a run that ended well: the task's own answer when it gives a usable one. */
+  private pauseAfter(def: TaskDefinition): number {
+    if (!def.nextDelayMs) return def.intervalMs;
+    try {
+      const ms = def.nextDelayMs();
+      return Number.isFinite(ms) && ms >= 0 ? ms : def.intervalMs;
+    } catch (e) {
+      this.logger.warn(`task ${def.name}: its next delay could not be computed, ${def.intervalMs} ms then: ${e instanceof Error ? e.message : String(e)}`);
+      return def.intervalMs;
+    }
+  }
+
+  /** One run; answers whether it ended without an error. */
+  private async runOnce(t: RunningTask): Promise<boolean> {
     t.runs++;
     const abort = new AbortController();
     t.abort = abort;
     const signal = AbortSignal.any([this.controller.signal, abort.signal]);
     try {
       await t.def.run(signal);
+      return true;
     } catch (e) {
       t.failures++;
       if (!signal.aborted) {
         this.logger.warn(`task ${t.def.name} failed: ${e instanceof Error ? e.message : String(e)}`);
       }
+      return false;
     } finally {
       t.abort = undefined;
     }
