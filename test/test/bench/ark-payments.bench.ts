@@ -25,7 +25,7 @@ import { ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, spendable,
 import { arkoorRawCryptoCost } from "./arkoor-raw-crypto.js";
 import { readEndpointsRatios } from "./read-endpoints.js";
 import { durableCommitMs } from "./durable-commit.js";
-import { readTimeline, timelineNote } from "./send-timeline.js";
+import { readTimeline, serverHeldMs, timelineNote } from "./send-timeline.js";
 
 /**
  * The daemons run every default plugin (events, webhooks, rounds, Lightning, exits, boards… as
@@ -211,7 +211,9 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     }
     const sendSeconds = (performance.now() - t0) / 1000;
     const sentWrites = (storageWrites(alice.proc.pid!) - written0[0]!) / SEQUENTIAL / 1024;
-    const timeline = timelineNote(timelineBefore, await readTimeline(alice, devnet), SEQUENTIAL, latencies.reduce((a, b) => a + b, 0) / SEQUENTIAL);
+    const timelineAfter = await readTimeline(alice, devnet);
+    const timeline = timelineNote(timelineBefore, timelineAfter, SEQUENTIAL, latencies.reduce((a, b) => a + b, 0) / SEQUENTIAL);
+    const held = serverHeldMs(timelineBefore, timelineAfter, SEQUENTIAL);
     paid += SEQUENTIAL;
     await paidTo(bob, paid * AMOUNT);
     const receivedSeconds = Math.max(sendSeconds, await storedAfter(bob, t0));
@@ -296,6 +298,8 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const p50 = percentile(latencies, 50);
     const p99 = percentile(latencies, 99);
     const pausedP50 = percentile(paused.sort((a, b) => a - b), 50);
+    const heldMs = held.cosign + held.post;
+    const heldNote = `the devnet's reference server (a TypeScript stand-in for captaind, sharing the cores) held each send's calls on its path ${heldMs.toFixed(1)} ms (cosign ${held.cosign.toFixed(1)}, mailbox post ${held.post.toFixed(1)}): the rest of the p50, ${(p50 - heldMs).toFixed(1)} ms, is ${((p50 - heldMs) / raw.totalMs).toFixed(2)} × raw`;
     const pausedNote = `with the payee's daemon paused (its work on the payments before no longer shares the ${availableParallelism()} cores) p50 ${pausedP50.toFixed(1)} ms, ${(pausedP50 / raw.totalMs).toFixed(2)} × raw`;
     const seqRate = SEQUENTIAL / receivedSeconds;
     const concRate = (SENDERS * PER_SENDER) / concReceivedSeconds;
@@ -320,7 +324,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       `server busy ${serverBusy.toFixed(1)} ms (${share(serverBusy)}; largest: ${sTop} ${(sTopMs / PROFILED).toFixed(1)} ms), waiting ${waiting.toFixed(1)} ms (${share(waiting)})`;
 
     const rows: BenchRow[] = [
-      goal("send p50 / raw crypto of one payment ≤ 3", p50 / raw.totalMs <= 3, `${(p50 / raw.totalMs).toFixed(2)} (p50 ${p50.toFixed(1)} ms, raw ${raw.totalMs.toFixed(2)} ms)`, "≤ 3", `${pausedNote}; ${bound}`),
+      goal("send p50 / raw crypto of one payment ≤ 3", p50 / raw.totalMs <= 3, `${(p50 / raw.totalMs).toFixed(2)} (p50 ${p50.toFixed(1)} ms, raw ${raw.totalMs.toFixed(2)} ms)`, "≤ 3", `${heldNote}; ${pausedNote}; ${bound}`),
       goal("sequential payments/s ≥ 20", seqRate >= 20, seqRate.toFixed(1), "≥ 20", `${timeline}; ${bound}`),
       goal(`payments/s with ${SENDERS} concurrent senders ≥ 50`, concRate >= 50, concRate.toFixed(1), "≥ 50", bound),
       goal("GET /wallet/balance 10k spent + 100 live / 100 live ≤ 1.2", reads.balanceRatio <= 1.2, reads.balanceRatio.toFixed(2), "≤ 1.2", "the two p50s differ by less than the machine's noise"),

@@ -3,8 +3,10 @@
  * phases from its `/metrics` (`tender_action_phase_duration_seconds`: the first commit, each
  * step with its server calls, each step's commit), the route's own time
  * (`tender_http_request_duration_seconds`), and inside the cosign step the reference server's
- * stages (`ArkoorService.timings`). Read before and after a phase of the bench; the difference
- * divided by the sends gives mean ms per send.
+ * stages (`ArkoorService.timings`), and how long the server held the send's two calls on the
+ * path (`rpcTimes`: the cosign request, and the payee's mailbox post, which the server answers with
+ * the deliver step's other writes in one group commit). Read before and after a phase of the bench;
+ * the difference divided by the sends gives mean ms per send.
  */
 import type { Daemon } from "../../src/daemon-process.js";
 import type { DevnetWithArk } from "../ark-harness.js";
@@ -20,6 +22,8 @@ export interface TimelineReading {
   /** Seconds summed over the route's answers. */
   readonly route: number;
   readonly server: { requests: number; checksMs: number; commitMs: number; signWaitMs: number };
+  /** ms the server held the cosign requests and the mailbox posts, summed. */
+  readonly held: { cosignMs: number; postMs: number };
 }
 
 /** Reads the sender's metrics and the server's cosign stage times now. */
@@ -30,7 +34,17 @@ export async function readTimeline(sender: Daemon, devnet: DevnetWithArk): Promi
   const phases = new Map(findSamples(samples, "tender_action_phase_duration_seconds_sum", { kind: KIND }).map((s) => [s.labels.phase!, s.value]));
   const route = findSamples(samples, "tender_http_request_duration_seconds_sum", ROUTE)[0]?.value ?? 0;
   const t = devnet.ark.server.arkoor.timings;
-  return { phases, route, server: { requests: t.requests, checksMs: t.checksMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs } };
+  const rpc = devnet.ark.server.rpcTimes;
+  return {
+    phases, route,
+    server: { requests: t.requests, checksMs: t.checksMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs },
+    held: { cosignMs: rpc.of("RequestArkoorCosign").ms, postMs: rpc.of("PostArkoorMessage").ms },
+  };
+}
+
+/** Mean ms per send the reference server held the send's calls on its path: the cosign request and the mailbox post. */
+export function serverHeldMs(before: TimelineReading, after: TimelineReading, sends: number): { cosign: number; post: number } {
+  return { cosign: (after.held.cosignMs - before.held.cosignMs) / sends, post: (after.held.postMs - before.held.postMs) / sends };
 }
 
 /** The order phases are shown in; others (resumed or retried steps) follow. */
@@ -50,11 +64,14 @@ export function timelineNote(before: TimelineReading, after: TimelineReading, se
   const names = [...ORDER.filter((p) => after.phases.has(p)), ...[...after.phases.keys()].filter((p) => !ORDER.includes(p)).sort()];
   const serverRequests = after.server.requests - before.server.requests;
   const perRequest = (k: keyof TimelineReading["server"]) => ((after.server[k] - before.server[k]) / Math.max(1, serverRequests)).toFixed(1);
+  const held = serverHeldMs(before, after, sends);
   const parts = names.map((p) => {
     const sum = (after.phases.get(p) ?? 0) - (before.phases.get(p) ?? 0);
     const inside = p === "cosign"
-      ? ` (server: checks ${perRequest("checksMs")}, spend commit ${perRequest("commitMs")}, signatures after it ${perRequest("signWaitMs")}; the rest is the sender's package, nonces and signatures, and gRPC)`
-      : "";
+      ? ` (the server held it ${held.cosign.toFixed(1)}: checks ${perRequest("checksMs")}, spend commit ${perRequest("commitMs")}, signatures after it ${perRequest("signWaitMs")}; the rest is the sender's package, nonces and signatures, and gRPC)`
+      : p === "deliver"
+        ? ` (the server held the mailbox post ${held.post.toFixed(1)}, answered with the step's other writes in one group commit)`
+        : "";
     return `${LABELS[p] ?? p} ${ms(sum)}${inside}`;
   });
   const route = ms(after.route - before.route);

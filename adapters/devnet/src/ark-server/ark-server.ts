@@ -17,6 +17,7 @@ import { ArkoorService, type ArkoorCosignPartRequest, type ArkoorCosignPartRespo
 import { BoardService, type BoardCosignRequest } from "./board-service.js";
 import { MailboxService, type MailboxMessageData, type MailboxPage } from "./mailbox-service.js";
 import { vtxoIdText } from "./request-decoding.js";
+import { RpcTimes } from "./rpc-times.js";
 import { serverConfig, SERVER_MAX_PROTOCOL_VERSION, SERVER_MIN_PROTOCOL_VERSION, type ArkInfo, type ArkServerConfig, type ArkServerProfile } from "./server-config.js";
 import type { ServerChain, ServerContext } from "./server-context.js";
 import { DevnetNode } from "../node/devnet-node.js";
@@ -76,6 +77,8 @@ const SEED_KEY = "server_seed";
 /** One running reference server (its state lives in the database). */
 export class ArkServer {
   readonly boards: BoardService;
+  /** How long each public unary call was held (benches). */
+  readonly rpcTimes = new RpcTimes();
   readonly arkoor: ArkoorService;
   readonly vtxos: VtxoRegistry;
   readonly mailbox: MailboxService;

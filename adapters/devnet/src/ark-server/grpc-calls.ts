@@ -15,6 +15,7 @@ import {
 } from "@grpc/grpc-js";
 import type { Logger } from "@tender/core";
 import { grpcStatusOf, RequestConversionError, UnimplementedError } from "./server-errors.js";
+import type { RpcTimes } from "./rpc-times.js";
 
 /** Metadata key of the negotiated protocol version. */
 export const PVER_HEADER = "pver";
@@ -59,21 +60,25 @@ export interface CallContext {
   readonly signal: AbortSignal;
 }
 
-/** Wraps an async unary handler. */
-export function unary<Req, Res>(name: string, logger: Logger, fn: (req: Req, ctx: CallContext) => Promise<Res> | Res): handleUnaryCall<Req, Res> {
+/** Wraps an async unary handler; `times`, when given, hears how long each call was held. */
+export function unary<Req, Res>(name: string, logger: Logger, fn: (req: Req, ctx: CallContext) => Promise<Res> | Res, times?: RpcTimes): handleUnaryCall<Req, Res> {
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
-    const started = Date.now();
+    const started = performance.now();
     const abort = new AbortController();
     call.on("cancelled", () => abort.abort());
     void (async () => {
       try {
         checkUserAgent(call.metadata);
         const res = await fn(call.request, { metadata: call.metadata, signal: abort.signal });
-        logger.debug(`rpc ${name} ok (${Date.now() - started} ms)`);
+        const ms = performance.now() - started;
+        times?.record(name, ms);
+        logger.debug(`rpc ${name} ok (${Math.round(ms)} ms)`);
         callback(null, res);
       } catch (err) {
+        const ms = performance.now() - started;
+        times?.record(name, ms);
         const e = toServiceError(err);
-        logger.debug(`rpc ${name} failed (${Date.now() - started} ms): ${GrpcStatus[e.code] ?? e.code} ${e.details}`);
+        logger.debug(`rpc ${name} failed (${Math.round(ms)} ms): ${GrpcStatus[e.code] ?? e.code} ${e.details}`);
         callback(e, null);
       }
     })();

@@ -66,7 +66,7 @@ import type { ArkServer } from "./ark-server.js";
 import type { MailboxMessageData } from "./mailbox-service.js";
 import type { ArkInfo } from "./server-config.js";
 import { UnavailableError } from "./server-errors.js";
-import { readPver, serverStream, serviceImpl, unary } from "./grpc-calls.js";
+import { readPver, serverStream, serviceImpl, unary, type CallContext } from "./grpc-calls.js";
 import type { UntypedServiceImplementation } from "@grpc/grpc-js";
 
 /** A service definition with its implementation, ready for `server.addService`. */
@@ -166,78 +166,80 @@ function cosignParts(req: { parts: ArkoorPackageCosignRequest["parts"] }) {
 
 /** The public services (ArkService, MailboxService, Health). */
 export function publicServices(server: ArkServer, logger: Logger, shutdown: AbortSignal): ServiceBinding[] {
+  // every public unary call, timed into the server's `rpcTimes`
+  const timed = <Req, Res>(name: string, fn: (req: Req, ctx: CallContext) => Promise<Res> | Res) => unary(name, logger, fn, server.rpcTimes);
   const ark = {
-    handshake: unary("Handshake", logger, (req: HandshakeRequest) => {
+    handshake: timed("Handshake", (req: HandshakeRequest) => {
       const hs = server.handshake(req.barkVersion);
       return { minProtocolVersion: BigInt(hs.minProtocolVersion), maxProtocolVersion: BigInt(hs.maxProtocolVersion), psa: hs.psa };
     }),
-    getArkInfo: unary("GetArkInfo", logger, async () => arkInfoMessage(await server.arkInfo())),
-    getOffboardFeeRate: unary("GetOffboardFeeRate", logger, async () => ({ satVkb: await server.offboardFeeRateSatVkb() })),
-    getVtxo: unary("GetVtxo", logger, async (req: GetVtxoRequest) => ({ vtxo: await server.getVtxo(req.vtxoId) })),
-    getVtxoStatus: unary("GetVtxoStatus", logger, async (req: GetVtxoStatusRequest) => ({ spendState: await server.getVtxoStatus(req.vtxoId, req.attestation) })),
-    requestBoardCosign: unary("RequestBoardCosign", logger, (req: BoardCosignRequest, ctx) => server.requestBoardCosign(req, readPver(ctx.metadata))),
-    registerBoardVtxo: unary("RegisterBoardVtxo", logger, async (req: BoardVtxoRequest) => {
+    getArkInfo: timed("GetArkInfo", async () => arkInfoMessage(await server.arkInfo())),
+    getOffboardFeeRate: timed("GetOffboardFeeRate", async () => ({ satVkb: await server.offboardFeeRateSatVkb() })),
+    getVtxo: timed("GetVtxo", async (req: GetVtxoRequest) => ({ vtxo: await server.getVtxo(req.vtxoId) })),
+    getVtxoStatus: timed("GetVtxoStatus", async (req: GetVtxoStatusRequest) => ({ spendState: await server.getVtxoStatus(req.vtxoId, req.attestation) })),
+    requestBoardCosign: timed("RequestBoardCosign", (req: BoardCosignRequest, ctx) => server.requestBoardCosign(req, readPver(ctx.metadata))),
+    registerBoardVtxo: timed("RegisterBoardVtxo", async (req: BoardVtxoRequest) => {
       await server.registerBoardVtxo(req.boardVtxo);
       return empty;
     }),
-    registerVtxoTransactions: unary("RegisterVtxoTransactions", logger, async (req: RegisterVtxoTransactionsRequest) => {
+    registerVtxoTransactions: timed("RegisterVtxoTransactions", async (req: RegisterVtxoTransactionsRequest) => {
       await server.registerVtxoTransactions(req.vtxos);
       return empty;
     }),
-    registerVtxos: unary("RegisterVtxos", logger, async (req: RegisterVtxoTransactionsRequest) => {
+    registerVtxos: timed("RegisterVtxos", async (req: RegisterVtxoTransactionsRequest) => {
       await server.registerVtxoTransactions(req.vtxos);
       return empty;
     }),
-    requestArkoorCosign: unary("RequestArkoorCosign", logger, async (req: ArkoorPackageCosignRequest) => ({
+    requestArkoorCosign: timed("RequestArkoorCosign", async (req: ArkoorPackageCosignRequest) => ({
       parts: await server.requestArkoorCosign(cosignParts(req)),
     })),
-    requestLightningPayHtlcCosign: unary("RequestLightningPayHtlcCosign", logger, async (req: LightningPayHtlcCosignRequest, ctx) => ({
+    requestLightningPayHtlcCosign: timed("RequestLightningPayHtlcCosign", async (req: LightningPayHtlcCosignRequest, ctx) => ({
       parts: await server.lightningSend.requestHtlcCosign(cosignParts(req), readPver(ctx.metadata)),
     })),
-    initiateLightningPayment: unary("InitiateLightningPayment", logger, async (req: InitiateLightningPaymentRequest, ctx) => {
+    initiateLightningPayment: timed("InitiateLightningPayment", async (req: InitiateLightningPaymentRequest, ctx) => {
       await server.lightningSend.initiate(
         { invoice: req.invoice, htlcVtxoIds: req.htlcVtxoIds, paymentAmountSat: req.paymentAmountSat, ...(req.mailboxId ? { mailboxId: req.mailboxId } : {}) },
         readPver(ctx.metadata),
       );
       return empty;
     }),
-    checkLightningPayment: unary("CheckLightningPayment", logger, async (req: CheckLightningPaymentRequest, ctx) => {
+    checkLightningPayment: timed("CheckLightningPayment", async (req: CheckLightningPaymentRequest, ctx) => {
       const s = await server.lightningSend.check(req.hash, req.wait, ctx.signal);
       if (s.status === "success") return { paymentStatus: { $case: "success" as const, value: { preimage: s.preimage } } };
       return { paymentStatus: s.status === "failed" ? { $case: "failed" as const, value: {} } : { $case: "pending" as const, value: {} } };
     }),
-    requestLightningPayHtlcRevocation: unary("RequestLightningPayHtlcRevocation", logger, async (req: ArkoorPackageCosignRequest, ctx) => ({
+    requestLightningPayHtlcRevocation: timed("RequestLightningPayHtlcRevocation", async (req: ArkoorPackageCosignRequest, ctx) => ({
       parts: await server.lightningSend.requestRevocation(cosignParts(req), readPver(ctx.metadata)),
     })),
-    fetchBolt12Invoice: unary("FetchBolt12Invoice", logger, async (req: FetchBolt12InvoiceRequest) => ({
+    fetchBolt12Invoice: timed("FetchBolt12Invoice", async (req: FetchBolt12InvoiceRequest) => ({
       invoice: await server.lightningSend.fetchBolt12Invoice(req.offer, req.amountSat),
     })),
-    startLightningReceive: unary("StartLightningReceive", logger, async (req: StartLightningReceiveRequest, ctx) => ({
+    startLightningReceive: timed("StartLightningReceive", async (req: StartLightningReceiveRequest, ctx) => ({
       bolt11: await server.lightningReceive.startReceive(
         { paymentHash: req.paymentHash, amountSat: req.amountSat, minCltvDelta: req.minCltvDelta, ...(req.mailboxId ? { mailboxId: req.mailboxId } : {}), ...(req.description !== undefined ? { description: req.description } : {}) },
         readPver(ctx.metadata),
       ),
     })),
-    checkLightningReceive: unary("CheckLightningReceive", logger, async (req: CheckLightningReceiveRequest, ctx) => receiveStatusMessage(await server.lightningReceive.check(req.hash, req.wait, ctx.signal))),
-    prepareLightningReceiveClaim: unary("PrepareLightningReceiveClaim", logger, async (req: PrepareLightningReceiveClaimRequest, ctx) => {
+    checkLightningReceive: timed("CheckLightningReceive", async (req: CheckLightningReceiveRequest, ctx) => receiveStatusMessage(await server.lightningReceive.check(req.hash, req.wait, ctx.signal))),
+    prepareLightningReceiveClaim: timed("PrepareLightningReceiveClaim", async (req: PrepareLightningReceiveClaimRequest, ctx) => {
       const d = req.lightningReceiveAntiDos;
       const antiDos = d?.$case === "inputVtxo" ? { kind: "vtxo" as const, vtxoId: d.value.vtxoId, attestation: d.value.attestation } : d?.$case === "token" ? { kind: "token" as const, token: d.value } : undefined;
       const res = await server.lightningReceive.prepareClaim({ paymentHash: req.paymentHash, userPubkey: req.userPubkey, htlcRecvExpiry: req.htlcRecvExpiry, ...(antiDos ? { antiDos } : {}) }, readPver(ctx.metadata));
       return { receive: receiveStatusMessage(res.receive), htlcVtxos: [...res.htlcVtxos] };
     }),
-    claimLightningReceive: unary("ClaimLightningReceive", logger, async (req: ClaimLightningReceiveRequest, ctx) => ({
+    claimLightningReceive: timed("ClaimLightningReceive", async (req: ClaimLightningReceiveRequest, ctx) => ({
       parts: await server.lightningReceive.claim({ paymentHash: req.paymentHash, preimage: req.paymentPreimage, parts: cosignParts({ parts: req.cosignRequest?.parts ?? [] }) }, readPver(ctx.metadata)),
     })),
-    cancelLightningReceive: unary("CancelLightningReceive", logger, async (req: CancelLightningReceiveRequest) => {
+    cancelLightningReceive: timed("CancelLightningReceive", async (req: CancelLightningReceiveRequest) => {
       await server.lightningReceive.cancel(req.paymentHash);
       return empty;
     }),
-    nextRoundTime: unary("NextRoundTime", logger, () => ({ timestamp: BigInt(server.nextRoundTime()) })),
-    lastRoundEvent: unary("LastRoundEvent", logger, () => roundEventMessage(server.lastRoundEvent())),
+    nextRoundTime: timed("NextRoundTime", () => ({ timestamp: BigInt(server.nextRoundTime()) })),
+    lastRoundEvent: timed("LastRoundEvent", () => roundEventMessage(server.lastRoundEvent())),
     subscribeRounds: serverStream("SubscribeRounds", logger, shutdown, async function* (_req: unknown, ctx) {
       for await (const e of server.subscribeRounds(ctx.signal)) yield roundEventMessage(e);
     }),
-    submitPayment: unary("SubmitPayment", logger, async (req: SubmitPaymentRequest, ctx) => ({
+    submitPayment: timed("SubmitPayment", async (req: SubmitPaymentRequest, ctx) => ({
       unlockHash: await server.submitPayment(
         {
           inputs: req.inputVtxos.map((i) => ({ vtxoId: i.vtxoId, attestation: i.attestation })),
@@ -248,11 +250,11 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
         readPver(ctx.metadata),
       ),
     })),
-    provideVtxoSignatures: unary("ProvideVtxoSignatures", logger, (req: VtxoSignaturesRequest, ctx) => {
+    provideVtxoSignatures: timed("ProvideVtxoSignatures", (req: VtxoSignaturesRequest, ctx) => {
       server.provideVtxoSignatures(req.pubkey, req.signatures, readPver(ctx.metadata));
       return empty;
     }),
-    submitRoundParticipation: unary("SubmitRoundParticipation", logger, async (req: RoundParticipationRequest, ctx) => ({
+    submitRoundParticipation: timed("SubmitRoundParticipation", async (req: RoundParticipationRequest, ctx) => ({
       unlockHash: await server.submitRoundParticipation(
         {
           inputs: req.inputVtxos.map((i) => ({ vtxoId: i.vtxoId, attestation: i.attestation })),
@@ -263,45 +265,45 @@ export function publicServices(server: ArkServer, logger: Logger, shutdown: Abor
         readPver(ctx.metadata),
       ),
     })),
-    roundParticipationStatus: unary("RoundParticipationStatus", logger, (req: RoundParticipationStatusRequest) => server.roundParticipationStatus(req.unlockHash)),
-    requestLeafVtxoCosign: unary("RequestLeafVtxoCosign", logger, async (req: LeafVtxoCosignRequest, ctx) => {
+    roundParticipationStatus: timed("RoundParticipationStatus", (req: RoundParticipationStatusRequest) => server.roundParticipationStatus(req.unlockHash)),
+    requestLeafVtxoCosign: timed("RequestLeafVtxoCosign", async (req: LeafVtxoCosignRequest, ctx) => {
       const r = await server.requestLeafVtxoCosign(req.vtxoId, req.publicNonce, readPver(ctx.metadata));
       return { publicNonce: r.pubNonce, partialSignature: r.partialSig };
     }),
-    requestForfeitNonces: unary("RequestForfeitNonces", logger, async (req: ForfeitNoncesRequest, ctx) => ({
+    requestForfeitNonces: timed("RequestForfeitNonces", async (req: ForfeitNoncesRequest, ctx) => ({
       publicNonces: await server.requestForfeitNonces(req.unlockHash, req.vtxoIds, readPver(ctx.metadata)),
     })),
-    forfeitVtxos: unary("ForfeitVtxos", logger, async (req: ForfeitVtxosRequest, ctx) => ({
+    forfeitVtxos: timed("ForfeitVtxos", async (req: ForfeitVtxosRequest, ctx) => ({
       unlockPreimage: await server.forfeitVtxos(req.forfeitBundles, readPver(ctx.metadata)),
     })),
-    prepareOffboard: unary("PrepareOffboard", logger, (req: PrepareOffboardRequest, ctx) => {
+    prepareOffboard: timed("PrepareOffboard", (req: PrepareOffboardRequest, ctx) => {
       const o = req.offboard;
       const offboard = o ? { netAmountSat: o.netAmountSat, script: o.offboardSpk, deductFeesFromGrossAmount: o.deductFeesFromGrossAmount, feeRateSatPerKwu: o.feeRateKwu } : undefined;
       return server.prepareOffboard({ offboard, inputVtxoIds: req.inputVtxoIds, attestations: req.attestation }, readPver(ctx.metadata));
     }),
-    finishOffboard: unary("FinishOffboard", logger, async (req: FinishOffboardRequest) => ({
+    finishOffboard: timed("FinishOffboard", async (req: FinishOffboardRequest) => ({
       signedOffboardTx: await server.finishOffboard({ offboardTxid: req.offboardTxid, userNonces: req.userNonces, partialSignatures: req.partialSignatures }),
     })),
   };
   const mailbox = {
-    postArkoorMessage: unary("PostArkoorMessage", logger, async (req: PostArkoorMessageRequest) => {
+    postArkoorMessage: timed("PostArkoorMessage", async (req: PostArkoorMessageRequest) => {
       await server.postArkoorMessage(req.blindedId, req.vtxos);
       return empty;
     }),
-    readMailbox: unary("ReadMailbox", logger, async (req: MailboxRequest) => {
+    readMailbox: timed("ReadMailbox", async (req: MailboxRequest) => {
       const page = await server.readMailbox(req.mailboxId, req.authorization, req.checkpoint);
       return { messages: page.messages.map(mailboxMessage), haveMore: page.haveMore };
     }),
     subscribeMailbox: serverStream("SubscribeMailbox", logger, shutdown, async function* (req: MailboxRequest, ctx) {
       for await (const m of server.subscribeMailbox(req.mailboxId, req.authorization, req.checkpoint, ctx.signal)) yield mailboxMessage(m);
     }),
-    postRecoveryVtxoIds: unary("PostRecoveryVtxoIds", logger, async (req: PostRecoveryVtxoIdsRequest) => {
+    postRecoveryVtxoIds: timed("PostRecoveryVtxoIds", async (req: PostRecoveryVtxoIdsRequest) => {
       await server.postRecoveryVtxoIds(req.mailboxId, req.vtxoIds, req.authorization);
       return empty;
     }),
   };
   const health = {
-    check: unary("Health/Check", logger, () => ({ status: HealthCheckResponse_ServingStatus.SERVING })),
+    check: timed("Health/Check", () => ({ status: HealthCheckResponse_ServingStatus.SERVING })),
   };
   return [
     { definition: ArkServiceService, impl: serviceImpl(ArkServiceService, ark, logger, shutdown) },

@@ -3,6 +3,7 @@
  * gRPC wiring and start-up. See the "Ark server" section of the package README.
  */
 export { ArkServer, type ArkServerOptions, type Handshake } from "./ark-server.js";
+export { RpcTimes } from "./rpc-times.js";
 export { startArkServer, type StartArkServerOptions, type RunningArkServer } from "./start-ark-server.js";
 export { serverConfig, defaultServerConfig, testServerConfig, testFeeSchedule, SERVER_MIN_PROTOCOL_VERSION, SERVER_MAX_PROTOCOL_VERSION, ServerConfigError, type ArkServerConfig, type ArkServerProfile, type ArkInfo } from "./server-config.js";
 export * from "./server-errors.js";

@@ -165,6 +165,20 @@ describe("ark server over gRPC (handshake, headers, every service, bark's client
       expect(lines.some((l) => /^rpc Handshake ok/.test(l))).to.equal(true);
       expect(lines.some((l) => /^rpc GetArkInfo ok/.test(l))).to.equal(true);
     });
+
+    it("times how long it held each public call, answered or refused, by method", async () => {
+      await client.connect();
+      const before = { info: ark.server.rpcTimes.of("GetArkInfo"), vtxo: ark.server.rpcTimes.of("GetVtxo") };
+      await client.ark("getArkInfo", {});
+      await client.ark("getArkInfo", {});
+      await client.ark("getVtxo", { vtxoId: new Uint8Array(36) }).catch(() => undefined); // NOT_FOUND
+      const info = ark.server.rpcTimes.of("GetArkInfo");
+      const vtxo = ark.server.rpcTimes.of("GetVtxo");
+      expect([info.calls - before.info.calls, vtxo.calls - before.vtxo.calls]).to.deep.equal([2, 1]);
+      expect(info.ms).to.be.greaterThan(before.info.ms);
+      expect(vtxo.ms).to.be.greaterThan(before.vtxo.ms);
+      expect(ark.server.rpcTimes.of("NoSuchMethod")).to.deep.equal({ calls: 0, ms: 0 });
+    });
   });
 
   describe("flows", () => {
