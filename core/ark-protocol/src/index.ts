@@ -5,6 +5,7 @@
 export * from "./errors.js";
 export * from "./constants.js";
 export * from "./encoding.js";
+export * from "./recent-map.js";
 export * from "./hashes.js";
 export * from "./keys.js";
 export * from "./network.js";

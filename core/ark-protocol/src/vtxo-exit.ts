@@ -13,6 +13,7 @@ import { VtxoValidationError } from "./errors.js";
 import { ByteWriter, formatOutPoint, toHex, writeTxOut, type OutPoint, type Sats, type TxOut } from "./encoding.js";
 import { policyScriptPubKey, type ServerVtxoPolicy } from "./policy.js";
 import { P2A_SCRIPT } from "./script.js";
+import { RecentMap } from "./recent-map.js";
 import { taprootSighash } from "./sighash.js";
 import { txid as computeTxid, type Transaction } from "./tx.js";
 import { vtxoPolicyContext, type Vtxo } from "./vtxo.js";
@@ -79,34 +80,14 @@ export function buildExitTx(prevout: OutPoint, item: GenesisItem, continuing: Tx
 // would; the results are frozen, since callers share them. Bounded, least recently used first out.
 const MEMO_MAX = 4096;
 
-class Memo<T> {
-  private readonly map = new Map<string, T>();
-  get(key: string): T | undefined {
-    const v = this.map.get(key);
-    if (v !== undefined) {
-      this.map.delete(key);
-      this.map.set(key, v);
-    }
-    return v;
-  }
-  set(key: string, v: T): T {
-    if (this.map.size >= MEMO_MAX) this.map.delete(this.map.keys().next().value as string);
-    this.map.set(key, v);
-    return v;
-  }
-  clear(): void {
-    this.map.clear();
-  }
-}
-
 interface StepResult {
   readonly tx: Transaction;
   readonly txid: Uint8Array;
   readonly sighash: Uint8Array;
 }
 
-const spentMemo = new Memo<SpentOutput>();
-const stepMemo = new Memo<StepResult>();
+const spentMemo = new RecentMap<string, SpentOutput>(MEMO_MAX);
+const stepMemo = new RecentMap<string, StepResult>(MEMO_MAX);
 
 /** Forgets every remembered exit-chain step (benches measure the computation itself). */
 export function forgetExitChainSteps(): void {

@@ -1,8 +1,7 @@
 import { AsyncLock, LeanSql, type Database } from "@tender/core";
 import type { BIP32Interface } from "bip32";
-import { ARK_PURPOSE, toHex, type DerivedKey } from "@tender/ark-protocol";
+import { ARK_PURPOSE, RecentMap, toHex, type DerivedKey } from "@tender/ark-protocol";
 import { ArkKeyRow } from "../persistence/entities.js";
-import { RecentKeys } from "./recent-keys.js";
 
 /** A VTXO key the wallet handed out, with its index under `m/350'/0'`. */
 export interface VtxoKey extends DerivedKey {
@@ -45,11 +44,11 @@ export interface ArkKeysOptions {
 export class ArkKeys {
   private readonly arkNode: BIP32Interface | undefined;
   /** Handed-out keys recently used: public key (hex) → index. */
-  private readonly byPubkey: RecentKeys<string, number>;
+  private readonly byPubkey: RecentMap<string, number>;
   private nextIndex = 0;
   private readonly lock = new AsyncLock();
   /** Keys derived recently, by index (a derivation costs a hardened step and a point multiplication). */
-  private readonly derivedKeys: RecentKeys<number, VtxoKey>;
+  private readonly derivedKeys: RecentMap<number, VtxoKey>;
   private branch: BIP32Interface | undefined;
   private mailbox: DerivedKey | undefined;
   private recovery: DerivedKey | undefined;
@@ -59,8 +58,8 @@ export class ArkKeys {
   constructor(private readonly db: Database, master?: BIP32Interface, opts: ArkKeysOptions = {}) {
     this.arkNode = master?.deriveHardened(ARK_PURPOSE);
     this.sql = new LeanSql(db, "ark_key");
-    this.byPubkey = new RecentKeys(opts.keptKeys ?? KEPT_KEYS);
-    this.derivedKeys = new RecentKeys(opts.keptKeys ?? KEPT_KEYS);
+    this.byPubkey = new RecentMap(opts.keptKeys ?? KEPT_KEYS);
+    this.derivedKeys = new RecentMap(opts.keptKeys ?? KEPT_KEYS);
   }
 
   /** The keys of the wallet whose BIP-32 master is `master`, going on after the highest index it handed out so far. */

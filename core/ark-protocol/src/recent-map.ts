@@ -1,10 +1,9 @@
 /**
- * A bounded map that forgets its least recently used entry first: what a wallet keeps in memory
- * of its VTXO keys. A wallet hands out a key for every payment's change and every address, for
- * years; the ones it needs again are nearly always the recent ones, and the rest are one indexed
- * read (`ark_key`) or one derivation away.
+ * A bounded map that forgets its least recently used entry first: the protocol core's memos of
+ * exit-chain steps, and a wallet's VTXO keys in the daemon (the ones it needs again are nearly
+ * always the recent ones; the rest are recomputed, derived or read again).
  */
-export class RecentKeys<K, V> {
+export class RecentMap<K, V> {
   private readonly map = new Map<K, V>();
 
   constructor(readonly capacity: number) {
@@ -26,6 +25,10 @@ export class RecentKeys<K, V> {
     if (this.map.size >= this.capacity) this.map.delete(this.map.keys().next().value as K);
     this.map.set(key, value);
     return value;
+  }
+
+  clear(): void {
+    this.map.clear();
   }
 
   get size(): number {
