@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Database, type DatabaseLocation, EventBus, WalletNotificationRaised, silentLogger, type WalletNotification } from "@tender/core";
 import { MovementRecord, MovementStore, PaymentMethodParsers, movementMigration } from "@tender/plugin-history";
 import { EventLog } from "../src/log/event-log.js";
+import type { LoggedEvent } from "../src/log/logged-event.js";
 import { EventRecord, EVENTS_ENTITIES } from "../src/persistence/records.js";
 import { eventsMigration } from "../src/persistence/migrations.js";
 
@@ -150,6 +151,71 @@ describe(`event log (${name})`, () => {
       await store.create(movement);
       await log.idle();
       expect(batches.flat()).to.deep.equal(["2", "3", "4"]);
+    });
+  }
+
+  if (name === "SQLite") {
+    it("tells subscribers the events it journaled without reading them back from the log, the same as the log holds", async () => {
+      const batches: LoggedEvent[][] = [];
+      log.subscribe((b) => batches.push(b));
+      const reads: bigint[] = [];
+      const read = log.read.bind(log);
+      log.read = (after, limit) => (reads.push(after), read(after, limit));
+      const m = await store.create(movement);
+      await store.update(m.id, { status: "successful" });
+      await log.idle();
+      expect(reads, "rows read back").to.deep.equal([]);
+      expect(batches.flat()).to.deep.equal(await read(0n, 10));
+      expect(batches.flat().map((e) => [e.cursor, e.type])).to.deep.equal([["1", "movement-created"], ["2", "movement-updated"]]);
+    });
+
+    it("a sequencing run with nothing journaled since the last one reads nothing from the database", async () => {
+      await store.create(movement);
+      await log.idle();
+      await log.sequence();
+      const reads: string[] = [];
+      const lean = (log as unknown as { rows: { all: (sql: string, params?: unknown[]) => Promise<unknown[]> } }).rows;
+      const all = lean.all.bind(lean);
+      lean.all = (sql, params) => (reads.push(sql), all(sql, params));
+      await log.sequence();
+      await log.sequence();
+      expect(reads).to.deep.equal([]);
+      await store.create(movement);
+      await log.idle();
+      expect(reads, "a new event is looked for").to.not.deep.equal([]);
+    });
+
+    it("never tells an event whose transaction rolled back; the change that takes its cursor next is told", async () => {
+      const batches: LoggedEvent[][] = [];
+      log.subscribe((b) => batches.push(b));
+      await store.create(movement);
+      await log.idle();
+      await db.transaction(async () => {
+        await store.create({ ...movement, intendedBalanceSat: 7 });
+        throw new Error("rolled back");
+      }).catch(() => undefined);
+      await log.sequence();
+      expect(batches.flat().map((e) => e.cursor)).to.deep.equal(["1"]);
+      const kept = await store.create({ ...movement, intendedBalanceSat: 8 });
+      await log.idle();
+      const told = batches.flat();
+      expect(told.map((e) => e.cursor)).to.deep.equal(["1", "2"]);
+      expect((told[1]!.payload as unknown as { movement: { id: number; intended_balance_sat: number } }).movement).to.include({ id: kept.id, intended_balance_sat: 8 });
+      expect(told).to.deep.equal(await log.read(0n, 10));
+    });
+
+    it("tells a row an earlier version left without a cursor as the log holds it, even when a rolled-back event had the cursor it gets", async () => {
+      const batches: LoggedEvent[][] = [];
+      log.subscribe((b) => batches.push(b));
+      await db.transaction(async () => {
+        await store.create({ ...movement, intendedBalanceSat: 7 });
+        throw new Error("rolled back");
+      }).catch(() => undefined);
+      const em = db.em();
+      em.create(EventRecord, { cursor: null, type: "movement-created", createdAt: BigInt(clock), payload: JSON.stringify({ type: "movement-created", movement: { id: 99 } }) });
+      await em.flush();
+      await log.sequence();
+      expect(batches.flat().map((e) => [e.cursor, (e.payload as unknown as { movement: { id: number } }).movement.id])).to.deep.equal([["1", 99]]);
     });
   }
 

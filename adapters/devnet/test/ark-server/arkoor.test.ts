@@ -81,6 +81,24 @@ describe("ark server: arkoor cosigning (captaind's RequestArkoorCosign checks)",
     expect((err as UnusableInputsError).identifiers).to.deep.equal([formatOutPoint(coin.point)]);
   });
 
+  it("cosigns a package again with new nonces after its outputs were registered (a wallet that died before saving its signatures), and registers the outputs signed anew", async () => {
+    const coin = await alice.board(40_000n);
+    const payee = bob.key().pk;
+    const outputs = [{ amount: 40_000n, policy: pubkeyPolicy(payee) }];
+    const first = alice.prepareArkoor([coin], outputs);
+    const signedFirst = alice.finishArkoor(first.pkg, first.nonces, await f.server.requestArkoorCosign(first.parts));
+    await f.server.registerVtxoTransactions(signedFirst.map((v) => encodeVtxo(v)));
+    expect(await stateOf(signedFirst[0]!)).to.equal("spendable");
+    // the restarted wallet builds the same package with fresh nonces: the same transactions, other signatures
+    const again = alice.prepareArkoor([coin], outputs);
+    const signedAgain = alice.finishArkoor(again.pkg, again.nonces, await f.server.requestArkoorCosign(again.parts));
+    expect(signedAgain.map((v) => formatOutPoint(v.point))).to.deep.equal(signedFirst.map((v) => formatOutPoint(v.point)));
+    expect(toHex(encodeVtxo(signedAgain[0]!))).to.not.equal(toHex(encodeVtxo(signedFirst[0]!)));
+    await f.server.registerVtxoTransactions(signedAgain.map((v) => encodeVtxo(v)));
+    expect(await stateOf(signedAgain[0]!)).to.equal("spendable");
+    expect((await f.server.ctx.store.getVtxo(formatOutPoint(signedAgain[0]!.point)))!.bytes).to.deep.equal(encodeVtxo(signedAgain[0]!));
+  });
+
   it("lets exactly one of two concurrent conflicting requests through", async () => {
     const coin = await alice.board(40_000n);
     const reqs = [0, 1].map(() => alice.prepareArkoor([coin], [{ amount: 40_000n, policy: pubkeyPolicy(newKey().pk) }]));

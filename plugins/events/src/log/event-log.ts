@@ -21,7 +21,9 @@ export type SequencedHook = (events: LoggedEvent[]) => Promise<void>;
  * - on PostgreSQL, where concurrent transactions commit in any order, the row is written without a
  *   cursor and a single sequencer ({@link sequence}) gives committed rows the next cursors in one
  *   transaction; only then are they visible.
- * Subscribers hear of visible events in cursor order, read back from the log after each commit.
+ * Subscribers hear of visible events in cursor order after each commit: on SQLite the events this
+ * process journaled are told from memory once the log's newest cursor shows they committed (no
+ * read of the rows back: two reads a change, on every payment's path), else read from the log.
  */
 export class EventLog {
   private readonly listeners = new Set<(events: LoggedEvent[]) => void>();
@@ -35,6 +37,18 @@ export class EventLog {
   private awaitingCommit = 0;
   /** The highest cursor subscribers were told of (undefined until the first publication reads it). */
   private published: bigint | undefined;
+  /**
+   * SQLite: the events journaled by this process and not yet told, by cursor. One whose
+   * transaction rolled back stays until its cursor is given again (the next journal overwrites
+   * it) or told past: only cursors up to the log's newest are ever told.
+   */
+  private readonly journaledEvents = new Map<bigint, LoggedEvent>();
+  /**
+   * SQLite: no row without a cursor was found since the wallet's log was first sequenced. Rows
+   * get their cursor in their own transaction there; only an earlier version left rows without
+   * one, and they are found by the first run (at wallet load).
+   */
+  private cursorsComplete = false;
 
   /** The rows written and read on every change, in plain SQL (no unit of work on a payment's path). */
   private readonly rows: LeanSql;
@@ -54,6 +68,7 @@ export class EventLog {
         const cursor = (await this.lastCursor()) + 1n;
         await this.rows.run("insert into {t} (cursor, type, created_at, payload) values (?, ?, ?, ?)", [cursor, notification.type, createdAt, payload]);
         const events = [loggedEventOfRow({ cursor, type: notification.type, created_at: createdAt, payload })];
+        this.journaledEvents.set(cursor, events[0]!);
         for (const hook of this.hooks) await hook(events);
       });
     } else {
@@ -134,8 +149,12 @@ export class EventLog {
       if (this.db.isOpen) await this.watermark();
       for (;;) {
         if (!this.db.isOpen) return all;
+        if (this.cursorsComplete) break;
         // a plain read first: on SQLite there is nearly never a row to sequence, and no transaction is needed to see that
-        if ((await this.rows.all("select id from {t} where cursor is null limit 1")).length === 0) break;
+        if ((await this.rows.all("select id from {t} where cursor is null limit 1")).length === 0) {
+          this.cursorsComplete = this.db.dialect === "sqlite";
+          break;
+        }
         const batch = await this.db.transaction(async () => {
           const em = this.db.em();
           const rows = await em.find(EventRecord, { cursor: null }, { orderBy: { id: "asc" }, limit: SEQUENCE_BATCH });
@@ -144,6 +163,8 @@ export class EventLog {
           for (const r of rows) r.cursor = ++next;
           await em.flush();
           const events = rows.map(loggedEvent);
+          // a journaled event whose transaction rolled back may have held one of these cursors: these rows are read
+          for (const e of events) this.journaledEvents.delete(BigInt(e.cursor));
           for (const hook of this.hooks) await hook(events);
           return events;
         });
@@ -171,6 +192,8 @@ export class EventLog {
   /** Forgets where subscribers are (another wallet's log, or none, comes next). */
   reset(): void {
     this.published = undefined;
+    this.journaledEvents.clear();
+    this.cursorsComplete = false;
   }
 
   /** Tells subscribers of the events visible beyond the last cursor they heard of, oldest first. */
@@ -178,9 +201,10 @@ export class EventLog {
     if (!this.db.isOpen) return;
     await this.watermark();
     for (;;) {
-      const batch = await this.read(this.published!, SEQUENCE_BATCH);
+      const batch = await this.visibleAfter(this.published!);
       if (!batch.length) return;
       this.published = BigInt(batch.at(-1)!.cursor);
+      for (const c of this.journaledEvents.keys()) if (c <= this.published) this.journaledEvents.delete(c);
       for (const l of [...this.listeners]) {
         try {
           l(batch);
@@ -190,6 +214,31 @@ export class EventLog {
       }
       if (batch.length < SEQUENCE_BATCH) return;
     }
+  }
+
+  /**
+   * The visible events beyond cursor `after`, oldest first, at most {@link SEQUENCE_BATCH}. On
+   * SQLite cursors are given one transaction at a time as the newest + 1, so every cursor up to the
+   * newest visible one was last given by the transaction that committed it: when this process
+   * journaled each of them, they are told from memory; any gap (a row of another writer) is read.
+   * Once the first run found every row with a cursor and every event journaled since was told,
+   * there is nothing to look for (the periodic run of an idle daemon reads nothing).
+   */
+  private async visibleAfter(after: bigint): Promise<LoggedEvent[]> {
+    if (this.db.dialect === "sqlite") {
+      // every row since the first run was journaled here, and all of them were told: nothing to read
+      if (this.cursorsComplete && this.journaledEvents.size === 0) return [];
+      const newest = await this.lastCursor();
+      if (newest <= after) return [];
+      const known: LoggedEvent[] = [];
+      for (let c = after + 1n; c <= newest && known.length < SEQUENCE_BATCH; c++) {
+        const e = this.journaledEvents.get(c);
+        if (!e) break;
+        known.push(e);
+      }
+      if (known.length === Number(newest - after) || known.length === SEQUENCE_BATCH) return known;
+    }
+    return this.read(after, SEQUENCE_BATCH);
   }
 
   /** The newest cursor given out (0 for an empty log), read through the transaction of the moment (the cursor's unique index answers it). */
