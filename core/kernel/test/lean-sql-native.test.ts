@@ -87,4 +87,21 @@ describe("plain SQL on SQLite's own connection (prepared statements under LeanSq
     expect(expandPlaceholders("select ?, ?", [1]), "too few parameters").to.equal(undefined);
     expect(expandPlaceholders("select ?", [1, 2]), "too many parameters").to.equal(undefined);
   });
+
+  it("keeps a statement of single values as it is, the same asked again, a list in any place, and a quoted ? as text", () => {
+    const q = "update t set a = ?, b = 'is it?' where id = ? and n in (?)";
+    for (let k = 0; k < 2; k++) {
+      const e = expandPlaceholders(q, [true, "x", [7]]);
+      expect(e).to.deep.equal({ sql: q, values: [1, "x", 7] });
+      expect(e!.sql === q, "the statement text itself").to.equal(true);
+    }
+    expect(expandPlaceholders(q, [false, "y", [7, 8]])).to.deep.equal({
+      sql: "update t set a = ?, b = 'is it?' where id = ? and n in (?, ?)", values: [0, "y", 7, 8],
+    });
+    expect(expandPlaceholders("select ? from t where x in (?) and y = ?", [[1, 2], [3, 4, 5], null])).to.deep.equal({
+      sql: "select ?, ? from t where x in (?, ?, ?) and y = ?", values: [1, 2, 3, 4, 5, null],
+    });
+    expect(expandPlaceholders("select 'a?b' || ?", ["c"]), "one placeholder outside the quotes").to.deep.equal({ sql: "select 'a?b' || ?", values: ["c"] });
+    expect(expandPlaceholders("select 'a?b' || ?", []), "too few parameters for the one outside the quotes").to.equal(undefined);
+  });
 });

@@ -33,34 +33,57 @@ function bindable(v: unknown): unknown {
   return undefined;
 }
 
+/** The texts between a statement's placeholders, by statement (LeanSql's statements are a few dozen fixed texts). */
+const pieces = new Map<string, readonly string[]>();
+
+/** `query` cut at each `?` outside quoted text: one more piece than placeholders. */
+function piecesOf(query: string): readonly string[] {
+  let known = pieces.get(query);
+  if (known) return known;
+  const cut: string[] = [];
+  let from = 0;
+  let quoted = false;
+  for (let i = 0; i < query.length; i++) {
+    const c = query.charCodeAt(i);
+    if (c === 39 /* ' */) quoted = !quoted;
+    else if (c === 63 /* ? */ && !quoted) {
+      cut.push(query.slice(from, i));
+      from = i + 1;
+    }
+  }
+  cut.push(query.slice(from));
+  if (pieces.size >= CACHE_SIZE) pieces.delete(pieces.keys().next().value!);
+  pieces.set(query, (known = cut));
+  return known;
+}
+
 /**
  * The statement with each `?` whose parameter is an array widened to one `?` per element (an
  * `in (…)` list), and the flat parameters; `undefined` when a value is not bindable here or an
- * array is empty. Quoted text is left as it is.
+ * array is empty. Quoted text is left as it is. Where of no array, the statement is `query` itself
+ * (where its placeholders are is worked out once per statement text).
  */
 export function expandPlaceholders(query: string, params: readonly unknown[]): { sql: string; values: unknown[] } | undefined {
-  let sql = "";
+  const cut = piecesOf(query);
+  if (cut.length - 1 !== params.length) return undefined;
   const values: unknown[] = [];
-  let next = 0;
-  let quoted = false;
-  for (const ch of query) {
-    if (ch === "'") quoted = !quoted;
-    if (ch !== "?" || quoted) {
-      sql += ch;
-      continue;
-    }
-    if (next >= params.length) return undefined;
-    const p = params[next++];
+  let widened = false;
+  for (const p of params) {
     const list = Array.isArray(p) ? p : [p];
     if (list.length === 0) return undefined;
+    if (list.length > 1) widened = true;
     for (const item of list) {
       const b = bindable(item);
       if (b === undefined) return undefined;
       values.push(b);
     }
-    sql += list.map(() => "?").join(", ");
   }
-  return next === params.length ? { sql, values } : undefined;
+  if (!widened) return { sql: query, values };
+  let sql = cut[0]!;
+  params.forEach((p, k) => {
+    sql += (Array.isArray(p) ? p.map(() => "?").join(", ") : "?") + cut[k + 1]!;
+  });
+  return { sql, values };
 }
 
 /** Prepared statements of one better-sqlite3 connection. */
