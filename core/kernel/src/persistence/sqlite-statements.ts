@@ -60,8 +60,8 @@ function piecesOf(query: string): readonly string[] {
 /**
  * The statement with each `?` whose parameter is an array widened to one `?` per element (an
  * `in (…)` list), and the flat parameters; `undefined` when a value is not bindable here or an
- * array is empty. Quoted text is left as it is. Where of no array, the statement is `query` itself
- * (where its placeholders are is worked out once per statement text).
+ * array is empty. Quoted text is left as it is. When no list holds more than one value, the
+ * statement is `query` itself; where its placeholders are is worked out once per statement text.
  */
 export function expandPlaceholders(query: string, params: readonly unknown[]): { sql: string; values: unknown[] } | undefined {
   const cut = piecesOf(query);
