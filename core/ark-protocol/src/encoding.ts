@@ -18,6 +18,8 @@ import { concatBytes } from "@noble/hashes/utils.js";
 import { parseHex, toHex } from "./hex.js";
 import { ProtocolDecodeError } from "./errors.js";
 
+const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
+
 /** An amount of satoshis (u64 on the wire). */
 export type Sats = bigint;
 
@@ -179,6 +181,18 @@ export class ByteReader {
   }
 }
 
+/**
+ * `bytes` as a string of one character per byte: a compact, exact map key. Node's latin1 codec
+ * makes it natively (≈ 10× faster than `String.fromCharCode` over a typed array, which the exit
+ * chain's memo keys spent a third of a remembered validation in).
+ */
+export function bytesKey(bytes: Uint8Array): string {
+  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
+  let key = "";
+  for (let i = 0; i < bytes.length; i += 4096) key += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
+  return key;
+}
+
 /** A writer's working buffer; finished writers hand theirs back for the next one. */
 interface Scratch {
   buf: Uint8Array;
@@ -295,11 +309,7 @@ export class ByteWriter {
    * copy of the bytes). The working buffer goes back to the pool: the writer is done.
    */
   finishKey(): string {
-    return this.end((bytes) => {
-      let key = "";
-      for (let i = 0; i < bytes.length; i += 4096) key += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
-      return key;
-    });
+    return this.end(bytesKey);
   }
 
   /** A copy of everything written. The working buffer goes back to the pool: the writer is done. */

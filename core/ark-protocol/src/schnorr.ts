@@ -14,7 +14,7 @@ import { schnorr } from "@noble/curves/secp256k1.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import { ecc } from "./secp256k1-ops.js";
 import { cryptoBackend } from "./crypto-backend.js";
-import { bytesEqual, toHex } from "./encoding.js";
+import { bytesKey } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, Point } from "./keys.js";
 import { tapTweakHash } from "./taproot.js";
@@ -42,7 +42,7 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
 }
 
 /**
- * Signatures that verified, by signature (hex) → the message and key they verified for. A VTXO's
+ * Signatures that verified, by signature (one character per byte) → the message and key they verified for. A VTXO's
  * exit chain is checked again whenever it is registered, received or extended, and the chains of
  * one wallet's VTXOs share their prefix: each signature of that prefix is verified once. Only
  * successes are kept, and a hit needs the same signature, message and key, so the answer is the
@@ -51,9 +51,15 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
 const VERIFIED_MAX = 16_384;
 const verified = new Map<string, Uint8Array>();
 
+/** Whether `entry` holds `bytes` from `offset` on (public data: no need for constant time). */
+function holdsAt(entry: Uint8Array, offset: number, bytes: Uint8Array): boolean {
+  for (let i = 0; i < bytes.length; i++) if (entry[offset + i] !== bytes[i]) return false;
+  return true;
+}
+
 function verifiedBefore(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
   const seen = verified.get(key);
-  return seen !== undefined && bytesEqual(seen.subarray(0, 32), msg) && bytesEqual(seen.subarray(32), xonlyPubkey);
+  return seen !== undefined && holdsAt(seen, 0, msg) && holdsAt(seen, 32, xonlyPubkey);
 }
 
 function rememberVerified(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): void {
@@ -80,7 +86,7 @@ export function verifySchnorr(signature: Uint8Array, msg: Uint8Array, xonlyPubke
   try {
     // libsecp256k1 for the protocol's 32-byte sighashes; noble for other message sizes.
     if (msg.length === 32 && cryptoBackend() === "libsecp256k1") {
-      const key = toHex(signature);
+      const key = bytesKey(signature);
       if (verifiedBefore(key, msg, xonlyPubkey)) return true;
       const ok = ecc.isXOnlyPoint(xonlyPubkey) && ecc.verifySchnorr(msg, xonlyPubkey, signature);
       if (ok) rememberVerified(key, msg, xonlyPubkey);

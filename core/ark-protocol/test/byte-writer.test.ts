@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ByteReader, ByteWriter, toHex } from "../src/encoding.js";
+import { ByteReader, ByteWriter, bytesKey, toHex } from "../src/encoding.js";
 
 describe("ByteWriter: one growing buffer", () => {
   it("writes past the pooled buffer, several doublings, in order and little-endian", () => {
@@ -76,5 +76,14 @@ describe("ByteWriter: one growing buffer", () => {
     expect(() => w.finishKey()).to.throw(/twice/);
     expect(new ByteWriter().u8(1).finishKey()).to.not.equal(new ByteWriter().u8(1).u8(0).finishKey());
     expect(new ByteWriter().finishKey()).to.equal("");
+  });
+
+  it("bytesKey() reads only the bytes of the view it is given (a subarray inside a larger buffer)", () => {
+    const whole = Uint8Array.from({ length: 64 }, (_, i) => 200 + (i % 50));
+    const view = whole.subarray(10, 20);
+    const key = bytesKey(view);
+    expect(key).to.have.length(10);
+    expect(Uint8Array.from(key, (c) => c.charCodeAt(0))).to.deep.equal(whole.slice(10, 20));
+    expect(bytesKey(new Uint8Array(0))).to.equal("");
   });
 });
