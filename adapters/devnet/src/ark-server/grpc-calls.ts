@@ -65,7 +65,12 @@ export function unary<Req, Res>(name: string, logger: Logger, fn: (req: Req, ctx
   return (call: ServerUnaryCall<Req, Res>, callback: sendUnaryData<Res>) => {
     const started = performance.now();
     const abort = new AbortController();
-    call.on("cancelled", () => abort.abort());
+    // grpc-js reports every unary call "cancelled" once its stream closes, answered or not: only a
+    // cancel before the answer concerns the handler (an abort builds a DOMException, stack and all)
+    let answered = false;
+    call.on("cancelled", () => {
+      if (!answered) abort.abort();
+    });
     void (async () => {
       try {
         checkUserAgent(call.metadata);
@@ -73,12 +78,14 @@ export function unary<Req, Res>(name: string, logger: Logger, fn: (req: Req, ctx
         const ms = performance.now() - started;
         times?.record(name, ms);
         logger.debug(`rpc ${name} ok (${Math.round(ms)} ms)`);
+        answered = true;
         callback(null, res);
       } catch (err) {
         const ms = performance.now() - started;
         times?.record(name, ms);
         const e = toServiceError(err);
         logger.debug(`rpc ${name} failed (${Math.round(ms)} ms): ${GrpcStatus[e.code] ?? e.code} ${e.details}`);
+        answered = true;
         callback(e, null);
       }
     })();
