@@ -9,7 +9,8 @@
  * | `wasm` (the fallback) | `tiny-secp256k1`: libsecp256k1 compiled to WebAssembly |
  *
  * The native addon has no BIP-340 module, so BIP-340 is written here from its operations, step for
- * step after the BIP: `Verify` from the point operations (`s·G − e·P`, even `R` whose x is `r`),
+ * step after the BIP: `Verify` computes `R = s·G − e·P` in one ECDSA public key recovery (see
+ * `nativeVerifySchnorr`) and checks that `R` has an even y and x `r`,
  * `Sign` with every step that touches a secret on libsecp256k1's constant-time code (`k·G`, the
  * negations, `k + e·d` as the addon's secret-key tweaks; JavaScript only hashes and XORs bytes
  * and never turns a secret into a number). Secret-key sums and negations alone stay on
@@ -60,6 +61,8 @@ interface NativeAddon {
   privateKeyTweakAdd(d: Uint8Array, t: Uint8Array): Uint8Array;
   /** `d ← d · t mod n`, in place; throws when `t` is zero or `≥ n`. */
   privateKeyTweakMul(d: Uint8Array, t: Uint8Array): Uint8Array;
+  /** ECDSA public key recovery (`recid` 0–3); throws when the signature does not parse or the key is the point at infinity. */
+  ecdsaRecover(sig: Uint8Array, recid: number, msg32: Uint8Array, compressed: boolean): Uint8Array;
 }
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -138,6 +141,70 @@ function nativeSignSchnorr(a: NativeAddon, msg: Uint8Array, secretKey: Uint8Arra
   }
 }
 
+/** `R` of BIP-340 Verify is a valid signature's: not infinity, even y, `x(R) = r` (`R` compressed). */
+function isSignatureR(R: Uint8Array | null, r: Uint8Array): boolean {
+  if (!R || R[0] !== 2) return false;
+  for (let i = 0; i < 32; i++) if (R[i + 1] !== r[i]) return false;
+  return true;
+}
+
+/**
+ * BIP-340 Verify (inputs already checked: `x` a valid x-only key, `r` and `s` below n):
+ * P = lift_x(x) (even y); e = H_challenge(r ‖ x ‖ m) mod n; R = s·G − e·P; valid iff R is not
+ * infinity, has an even y and x(R) = r.
+ *
+ * The addon has no BIP-340 module, and `s·G` plus `−e·P` as two of its operations costs two
+ * constant-time multiplications (≈ 90 µs; verification needs none, its inputs are public). ECDSA
+ * public key recovery computes `u1·G + u2·R'` in one variable-time double multiplication, for a
+ * point `R'` given by its x (`r'`) and the parity of its y (`recid`): `Q = r'⁻¹·(s'·R' − z·G)`.
+ * With `R' = P` (`r' = x`, even y: `recid` 0), `s' = −e·x` and `z = −s·x` (mod n) it gives
+ * `Q = x⁻¹·(−e·x·P + s·x·G) = s·G − e·P = R` (≈ 60 µs). Recovery needs `0 < r' < n` and `s' ≠ 0`:
+ * an x of P at or above n, or an `e` of zero (each about 2^-128 for a key or a hash nobody chose),
+ * takes the two-operation sum instead. A recovered point at infinity throws: not a valid signature.
+ */
+function nativeVerifySchnorr(a: NativeAddon, msg: Uint8Array, x: Uint8Array, sig: Uint8Array): boolean {
+  const r = sig.subarray(0, 32);
+  const sBytes = sig.subarray(32);
+  const s = bytesToBigInt(sBytes);
+  const e = bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N;
+  const xn = bytesToBigInt(x);
+  if (e !== 0n && xn < N) {
+    const ecdsaSig = new Uint8Array(64);
+    ecdsaSig.set(x, 0);
+    ecdsaSig.set(bigIntTo32((N - ((e * xn) % N)) % N), 32);
+    const z = bigIntTo32((N - ((s * xn) % N)) % N);
+    return isSignatureR(orInfinity(() => a.ecdsaRecover(ecdsaSig, 0, z, true)), r);
+  }
+  return verifySchnorrByPointSum(a, x, r, sBytes, s, e);
+}
+
+/** BIP-340 Verify's `R = s·G − e·P` as two of the addon's operations and a sum (see {@link nativeVerifySchnorr}). */
+function verifySchnorrByPointSum(a: NativeAddon, x: Uint8Array, r: Uint8Array, sBytes: Uint8Array, s: bigint, e: bigint): boolean {
+  const terms: Uint8Array[] = [];
+  if (s !== 0n) terms.push(a.publicKeyCreate(sBytes, false));
+  if (e !== 0n) terms.push(a.publicKeyTweakMul(evenPoint(x), bigIntTo32(N - e), false));
+  if (terms.length === 0) return false;
+  return isSignatureR(orInfinity(() => a.publicKeyCombine(terms, true)), r);
+}
+
+/**
+ * The two ways the native implementation verifies a BIP-340 signature (tests check each against
+ * the vectors: recovery serves nearly every signature, the point sum the 2^-128 cases). Inputs as
+ * {@link Secp256k1Ops.verifySchnorr} after its checks; `undefined` without the addon.
+ */
+export function nativeSchnorrVerifiers(): { recovery: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean; pointSum: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean } | undefined {
+  if (!addon) return undefined;
+  const a = addon;
+  return {
+    recovery: (msg, x, sig) => nativeVerifySchnorr(a, msg, x, sig),
+    pointSum: (msg, x, sig) => {
+      const r = sig.subarray(0, 32);
+      const sBytes = sig.subarray(32);
+      return verifySchnorrByPointSum(a, x, r, sBytes, bytesToBigInt(sBytes), bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N);
+    },
+  };
+}
+
 function nativeOps(a: NativeAddon): Secp256k1Ops {
   return {
     isPoint: (p) => nativeIsPoint(a, p),
@@ -176,20 +243,7 @@ function nativeOps(a: NativeAddon): Secp256k1Ops {
       // as tiny-secp256k1: r and s must be below n (BIP-340 would only fail r ≥ p and s ≥ n; an r in
       // [n, p) of a valid signature has a chance of about 2^-128)
       if (sig.length !== 64 || !isScalar(sig.subarray(0, 32)) || !isScalar(sig.subarray(32))) fail("Signature");
-      // BIP-340 Verify: P = lift_x(x) (even y); e = H_challenge(r ‖ x ‖ m) mod n; R = s·G − e·P;
-      // valid iff R is not infinity, R has an even y and x(R) = r
-      const r = sig.subarray(0, 32);
-      const sBytes = sig.subarray(32);
-      const s = bytesToBigInt(sBytes);
-      const e = bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N;
-      const terms: Uint8Array[] = [];
-      if (s !== 0n) terms.push(a.publicKeyCreate(sBytes, false));
-      if (e !== 0n) terms.push(a.publicKeyTweakMul(evenPoint(x), bigIntTo32(N - e), false));
-      if (terms.length === 0) return false;
-      const R = orInfinity(() => a.publicKeyCombine(terms, true));
-      if (!R || R[0] !== 2) return false;
-      for (let i = 0; i < 32; i++) if (R[i + 1] !== r[i]) return false;
-      return true;
+      return nativeVerifySchnorr(a, msg, x, sig);
     },
     // secret-dependent: libsecp256k1's constant-time code in both implementations
     signSchnorr: (msg, d, aux) => nativeSignSchnorr(a, msg, d, aux),

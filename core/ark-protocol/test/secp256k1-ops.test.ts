@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fromHex, toHex } from "../src/encoding.js";
 import { bigIntTo32, bytesToBigInt } from "../src/scalar-bytes.js";
-import { ecc, secp256k1Implementation, secp256k1Implementations, useSecp256k1, type Secp256k1Implementation, type Secp256k1Ops } from "../src/secp256k1-ops.js";
+import { ecc, nativeSchnorrVerifiers, secp256k1Implementation, secp256k1Implementations, useSecp256k1, type Secp256k1Implementation, type Secp256k1Ops } from "../src/secp256k1-ops.js";
 import { musigNonceGen, musigRespondCosignDeterministic } from "../src/musig.js";
 import { forgetSchnorrVerifications, signSchnorr, verifySchnorr } from "../src/schnorr.js";
 
@@ -186,6 +186,51 @@ describe("secp256k1 operations: the native addon and tiny-secp256k1 (WASM) agree
     const sk = scalar();
     const msg = rand();
     for (const impl of impls) expect(on(impl, () => ecc.verifySchnorr(msg, ecc.xOnlyPointFromScalar(sk), ecc.signSchnorr(msg, sk, rand()))), impl).to.equal(true);
+  });
+
+  it("native verifySchnorr's two ways (ECDSA key recovery, the point sum for the 2^-128 cases) each pass the BIP-340 vectors and agree with WASM on random signatures", function () {
+    const ways = nativeSchnorrVerifiers();
+    if (!ways) {
+      console.log("    native verification paths not checked: the addon did not load here");
+      this.skip();
+    }
+    const rows = readFileSync(CSV, "utf8").trim().split(/\r?\n/).slice(1).map((l) => l.split(","));
+    let compared = 0;
+    for (const [index, , pk, , msg, sig, result] of rows) {
+      // the inputs the checks before the two ways let through (a 32-byte message, a key on the curve, r and s below n)
+      if (msg!.length !== 64 || outcome(() => on("wasm", () => ecc.verifySchnorr(fromHex(msg!), fromHex(pk!), fromHex(sig!)))) === "throws") continue;
+      for (const [way, verify] of Object.entries(ways!)) expect(verify(fromHex(msg!), fromHex(pk!), fromHex(sig!)), `${way}: row ${index}`).to.equal(result === "TRUE");
+      compared++;
+    }
+    expect(compared, "rows compared").to.equal(11);
+    for (let i = 0; i < 32; i++) {
+      const sk = scalar();
+      const msg = rand();
+      const x = on("wasm", () => ecc.xOnlyPointFromScalar(sk));
+      const sig = on("wasm", () => ecc.signSchnorr(msg, sk, rand()));
+      const bad = Uint8Array.from(sig);
+      bad[i]! ^= 1;
+      const zeroS = Uint8Array.from(sig);
+      zeroS.fill(0, 32);
+      for (const [m, k, sg] of [[msg, x, sig], [msg, x, bad], [rand(), x, sig], [msg, x, zeroS]] as const) {
+        const want = on("wasm", () => ecc.verifySchnorr(m, k, sg));
+        for (const [way, verify] of Object.entries(ways!)) expect(verify(m, k, sg), `${way}: case ${i}`).to.equal(want);
+      }
+      expect(ways!.recovery(msg, x, sig)).to.equal(true);
+    }
+  });
+
+  it("verifySchnorr with a key whose x is at or above n (the recovery cannot take it: the point sum does) answers as WASM", () => {
+    // the first x-only keys in [n, p) on the curve: no signature is known for them, so every one fails, alike
+    const keys: Uint8Array[] = [];
+    for (let x = N; keys.length < 3; x++) if (on("wasm", () => ecc.isXOnlyPoint(bigIntTo32(x)))) keys.push(bigIntTo32(x));
+    const cases: ((o: Secp256k1Ops) => unknown)[] = [];
+    for (const k of keys) {
+      const sig = on("wasm", () => ecc.signSchnorr(rand(), scalar(), rand()));
+      cases.push((o) => o.verifySchnorr(rand(), k, sig));
+    }
+    agree("verifySchnorr, x ≥ n", cases);
+    for (const c of cases) for (const impl of impls) expect(on(impl, () => c(ecc)), impl).to.equal(false);
   });
 
   it("signSchnorr: every BIP-340 signing vector with a 32-byte message, on each implementation", () => {
