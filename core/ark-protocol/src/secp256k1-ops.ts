@@ -154,11 +154,11 @@ function isSignatureR(R: Uint8Array | null, r: Uint8Array): boolean {
  * infinity, has an even y and x(R) = r.
  *
  * The addon has no BIP-340 module, and `s·G` plus `−e·P` as two of its operations costs two
- * constant-time multiplications (≈ 90 µs; verification needs none, its inputs are public). ECDSA
+ * constant-time multiplications (≈ 80 µs; verification needs no constant time, its inputs are public). ECDSA
  * public key recovery computes `u1·G + u2·R'` in one variable-time double multiplication, for a
  * point `R'` given by its x (`r'`) and the parity of its y (`recid`): `Q = r'⁻¹·(s'·R' − z·G)`.
  * With `R' = P` (`r' = x`, even y: `recid` 0), `s' = −e·x` and `z = −s·x` (mod n) it gives
- * `Q = x⁻¹·(−e·x·P + s·x·G) = s·G − e·P = R` (≈ 60 µs). Recovery needs `0 < r' < n` and `s' ≠ 0`:
+ * `Q = x⁻¹·(−e·x·P + s·x·G) = s·G − e·P = R` (the recovery ≈ 56 µs). Recovery needs `0 < r' < n` and `s' ≠ 0`:
  * an x of P at or above n, or an `e` of zero (each about 2^-128 for a key or a hash nobody chose),
  * takes the two-operation sum instead. A recovered point at infinity throws: not a valid signature.
  */
