@@ -44,10 +44,10 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
 /**
  * Signatures that verified, by signature (its bytes as a key, one character each) → the message
  * and key they verified for. A VTXO's exit chain is checked again whenever it is registered,
- * received or extended, and the chains of
- * one wallet's VTXOs share their prefix: each signature of that prefix is verified once. Only
- * successes are kept, and a hit needs the same signature, message and key, so the answer is the
- * one a fresh verification would give. Bounded (oldest first out); public data only.
+ * received or extended, and the chains of one wallet's VTXOs share their prefix: each signature
+ * of that prefix is verified once. Only successes are kept, and a hit needs the same signature,
+ * message and key, so the answer is the one a fresh verification would give. Bounded (oldest first
+ * out); public data only.
  */
 const VERIFIED_MAX = 16_384;
 const verified = new Map<string, Uint8Array>();
