@@ -15,10 +15,8 @@
  */
 import { equalBytes as bytesEqual } from "@noble/curves/utils.js";
 import { concatBytes } from "@noble/hashes/utils.js";
-import { parseHex, toHex } from "./hex.js";
+import { bytesKey, parseHex, toHex } from "./hex.js";
 import { ProtocolDecodeError } from "./errors.js";
-
-const NodeBuffer = (globalThis as { Buffer?: typeof Buffer }).Buffer;
 
 /** An amount of satoshis (u64 on the wire). */
 export type Sats = bigint;
@@ -36,7 +34,7 @@ const U64_MAX = (1n << 64n) - 1n;
 
 // Hex (`hex.ts`, native where Node has it), concatenation, equality and UTF-8 (noble): import
 // them from here under these names rather than writing them again.
-export { toHex };
+export { bytesKey, toHex };
 export { concatBytes, utf8ToBytes as utf8 } from "@noble/hashes/utils.js";
 export { equalBytes as bytesEqual } from "@noble/curves/utils.js";
 
@@ -179,18 +177,6 @@ export class ByteReader {
   finish(): void {
     if (this.remaining !== 0) throw new ProtocolDecodeError("trailing bytes");
   }
-}
-
-/**
- * `bytes` as a string of one character per byte: a compact, exact map key. Node's latin1 codec
- * makes it natively (≈ 10× faster than `String.fromCharCode` over a typed array, which the exit
- * chain's memo keys spent a third of a remembered validation in).
- */
-export function bytesKey(bytes: Uint8Array): string {
-  if (NodeBuffer) return NodeBuffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("latin1");
-  let key = "";
-  for (let i = 0; i < bytes.length; i += 4096) key += String.fromCharCode.apply(null, bytes.subarray(i, i + 4096) as unknown as number[]);
-  return key;
 }
 
 /** A writer's working buffer; finished writers hand theirs back for the next one. */
