@@ -179,6 +179,13 @@ export class ByteReader {
   }
 }
 
+/** Whether `haystack` holds `bytes` from `offset` on (public data: not constant time). */
+export function bytesEqualAt(haystack: Uint8Array, offset: number, bytes: Uint8Array): boolean {
+  // past the end a typed array answers undefined, equal to no byte
+  for (let i = 0; i < bytes.length; i++) if (haystack[offset + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** A writer's working buffer; finished writers hand theirs back for the next one. */
 interface Scratch {
   buf: Uint8Array;

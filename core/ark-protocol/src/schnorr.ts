@@ -14,7 +14,7 @@ import { schnorr } from "@noble/curves/secp256k1.js";
 import { randomBytes } from "@noble/hashes/utils.js";
 import { ecc } from "./secp256k1-ops.js";
 import { cryptoBackend } from "./crypto-backend.js";
-import { bytesKey } from "./encoding.js";
+import { bytesEqualAt, bytesKey } from "./encoding.js";
 import { ProtocolError } from "./errors.js";
 import { bigIntTo32, bytesToBigInt, CURVE_ORDER, Point } from "./keys.js";
 import { tapTweakHash } from "./taproot.js";
@@ -52,15 +52,9 @@ export function signSchnorr(msg: Uint8Array, secretKey: Uint8Array, auxRand?: Ui
 const VERIFIED_MAX = 16_384;
 const verified = new Map<string, Uint8Array>();
 
-/** Whether `entry` holds `bytes` from `offset` on (public data: no need for constant time). */
-function holdsAt(entry: Uint8Array, offset: number, bytes: Uint8Array): boolean {
-  for (let i = 0; i < bytes.length; i++) if (entry[offset + i] !== bytes[i]) return false;
-  return true;
-}
-
 function verifiedBefore(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): boolean {
   const seen = verified.get(key);
-  return seen !== undefined && holdsAt(seen, 0, msg) && holdsAt(seen, 32, xonlyPubkey);
+  return seen !== undefined && bytesEqualAt(seen, 0, msg) && bytesEqualAt(seen, 32, xonlyPubkey);
 }
 
 function rememberVerified(key: string, msg: Uint8Array, xonlyPubkey: Uint8Array): void {

@@ -22,7 +22,7 @@
  */
 import { createRequire } from "node:module";
 import * as wasm from "tiny-secp256k1";
-import { concatBytes } from "./encoding.js";
+import { bytesEqualAt, concatBytes } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
 
@@ -143,9 +143,7 @@ function nativeSignSchnorr(a: NativeAddon, msg: Uint8Array, secretKey: Uint8Arra
 
 /** `R` of BIP-340 Verify is a valid signature's: not infinity, even y, `x(R) = r` (`R` compressed). */
 function isSignatureR(R: Uint8Array | null, r: Uint8Array): boolean {
-  if (!R || R[0] !== 2) return false;
-  for (let i = 0; i < 32; i++) if (R[i + 1] !== r[i]) return false;
-  return true;
+  return R !== null && R[0] === 2 && bytesEqualAt(R, 1, r);
 }
 
 /**
@@ -154,32 +152,47 @@ function isSignatureR(R: Uint8Array | null, r: Uint8Array): boolean {
  * infinity, has an even y and x(R) = r.
  *
  * The addon has no BIP-340 module, and `s·G` plus `−e·P` as two of its operations costs two
- * constant-time multiplications (≈ 80 µs; verification needs no constant time, its inputs are public). ECDSA
- * public key recovery computes `u1·G + u2·R'` in one variable-time double multiplication, for a
- * point `R'` given by its x (`r'`) and the parity of its y (`recid`): `Q = r'⁻¹·(s'·R' − z·G)`.
- * With `R' = P` (`r' = x`, even y: `recid` 0), `s' = −e·x` and `z = −s·x` (mod n) it gives
- * `Q = x⁻¹·(−e·x·P + s·x·G) = s·G − e·P = R` (the recovery ≈ 56 µs). Recovery needs `0 < r' < n` and `s' ≠ 0`:
- * an x of P at or above n, or an `e` of zero (each about 2^-128 for a key or a hash nobody chose),
- * takes the two-operation sum instead. A recovered point at infinity throws: not a valid signature.
+ * constant-time multiplications (≈ 80 µs; verification needs no constant time, its inputs are
+ * public). ECDSA public key recovery computes `u1·G + u2·R'` in one variable-time double
+ * multiplication, for a point `R'` given by its x (`r'`) and the parity of its y (`recid`):
+ * `Q = r'⁻¹·(s'·R' − z·G)`. With `R' = P` (`r' = x`, even y: `recid` 0), `s' = −e·x` and
+ * `z = −s·x` (mod n) it gives `Q = x⁻¹·(−e·x·P + s·x·G) = s·G − e·P = R` (the recovery ≈ 56 µs).
+ * Recovery needs `0 < r' < n` and `s' ≠ 0`: an x of P at or above n, or an `e` of zero (each about
+ * 2^-128 for a key or a hash nobody chose), takes the two-operation sum instead. A recovered point
+ * at infinity throws: not a valid signature.
  */
 function nativeVerifySchnorr(a: NativeAddon, msg: Uint8Array, x: Uint8Array, sig: Uint8Array): boolean {
-  const r = sig.subarray(0, 32);
-  const sBytes = sig.subarray(32);
-  const s = bytesToBigInt(sBytes);
-  const e = bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N;
-  const xn = bytesToBigInt(x);
-  if (e !== 0n && xn < N) {
-    const ecdsaSig = new Uint8Array(64);
-    ecdsaSig.set(x, 0);
-    ecdsaSig.set(bigIntTo32((N - ((e * xn) % N)) % N), 32);
-    const z = bigIntTo32((N - ((s * xn) % N)) % N);
-    return isSignatureR(orInfinity(() => a.ecdsaRecover(ecdsaSig, 0, z, true)), r);
-  }
-  return verifySchnorrByPointSum(a, x, r, sBytes, s, e);
+  const c = challenge(msg, x, sig);
+  return verifyByRecovery(a, x, c) ?? verifyByPointSum(a, x, c);
 }
 
-/** BIP-340 Verify's `R = s·G − e·P` as two of the addon's operations and a sum (see {@link nativeVerifySchnorr}). */
-function verifySchnorrByPointSum(a: NativeAddon, x: Uint8Array, r: Uint8Array, sBytes: Uint8Array, s: bigint, e: bigint): boolean {
+/** What both ways of {@link nativeVerifySchnorr} start from: `r`, `s` (bytes and number) and `e`. */
+interface Challenge {
+  readonly r: Uint8Array;
+  readonly sBytes: Uint8Array;
+  readonly s: bigint;
+  readonly e: bigint;
+}
+
+function challenge(msg: Uint8Array, x: Uint8Array, sig: Uint8Array): Challenge {
+  const r = sig.subarray(0, 32);
+  const sBytes = sig.subarray(32);
+  return { r, sBytes, s: bytesToBigInt(sBytes), e: bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N };
+}
+
+/** `R` by one ECDSA public key recovery; `undefined` when recovery cannot take it (x ≥ n or e = 0). */
+function verifyByRecovery(a: NativeAddon, x: Uint8Array, { r, s, e }: Challenge): boolean | undefined {
+  const xn = bytesToBigInt(x);
+  if (e === 0n || xn >= N) return undefined;
+  const ecdsaSig = new Uint8Array(64);
+  ecdsaSig.set(x, 0);
+  ecdsaSig.set(bigIntTo32((N - ((e * xn) % N)) % N), 32);
+  const z = bigIntTo32((N - ((s * xn) % N)) % N);
+  return isSignatureR(orInfinity(() => a.ecdsaRecover(ecdsaSig, 0, z, true)), r);
+}
+
+/** `R = s·G − e·P` as two of the addon's operations and a sum. */
+function verifyByPointSum(a: NativeAddon, x: Uint8Array, { r, sBytes, s, e }: Challenge): boolean {
   const terms: Uint8Array[] = [];
   if (s !== 0n) terms.push(a.publicKeyCreate(sBytes, false));
   if (e !== 0n) terms.push(a.publicKeyTweakMul(evenPoint(x), bigIntTo32(N - e), false));
@@ -188,20 +201,17 @@ function verifySchnorrByPointSum(a: NativeAddon, x: Uint8Array, r: Uint8Array, s
 }
 
 /**
- * The two ways the native implementation verifies a BIP-340 signature (tests check each against
- * the vectors: recovery serves nearly every signature, the point sum the 2^-128 cases). Inputs as
- * {@link Secp256k1Ops.verifySchnorr} after its checks; `undefined` without the addon.
+ * The two ways the native implementation verifies a BIP-340 signature, each alone (tests check
+ * each against the vectors: recovery serves nearly every signature and answers `undefined` for
+ * the 2^-128 cases, which the point sum serves). Inputs as {@link Secp256k1Ops.verifySchnorr}
+ * after its checks; `undefined` without the addon.
  */
-export function nativeSchnorrVerifiers(): { recovery: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean; pointSum: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean } | undefined {
+export function nativeSchnorrVerifiers(): { recovery: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean | undefined; pointSum: (msg: Uint8Array, x: Uint8Array, sig: Uint8Array) => boolean } | undefined {
   if (!addon) return undefined;
   const a = addon;
   return {
-    recovery: (msg, x, sig) => nativeVerifySchnorr(a, msg, x, sig),
-    pointSum: (msg, x, sig) => {
-      const r = sig.subarray(0, 32);
-      const sBytes = sig.subarray(32);
-      return verifySchnorrByPointSum(a, x, r, sBytes, bytesToBigInt(sBytes), bytesToBigInt(taggedHash("BIP0340/challenge", r, x, msg)) % N);
-    },
+    recovery: (msg, x, sig) => verifyByRecovery(a, x, challenge(msg, x, sig)),
+    pointSum: (msg, x, sig) => verifyByPointSum(a, x, challenge(msg, x, sig)),
   };
 }
 

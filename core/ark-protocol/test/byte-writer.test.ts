@@ -1,5 +1,5 @@
 import { expect } from "chai";
-import { ByteReader, ByteWriter, bytesKey, toHex } from "../src/encoding.js";
+import { ByteReader, ByteWriter, bytesEqualAt, bytesKey, toHex } from "../src/encoding.js";
 
 describe("ByteWriter: one growing buffer", () => {
   it("writes past the pooled buffer, several doublings, in order and little-endian", () => {
@@ -85,5 +85,16 @@ describe("ByteWriter: one growing buffer", () => {
     expect(key).to.have.length(10);
     expect(Uint8Array.from(key, (c) => c.charCodeAt(0))).to.deep.equal(whole.slice(10, 20));
     expect(bytesKey(new Uint8Array(0))).to.equal("");
+  });
+});
+
+describe("bytesEqualAt", () => {
+  it("finds the bytes at the offset only, and nothing past the end", () => {
+    const hay = Uint8Array.of(9, 1, 2, 3, 4);
+    expect(bytesEqualAt(hay, 1, Uint8Array.of(1, 2, 3))).to.equal(true);
+    expect(bytesEqualAt(hay, 0, Uint8Array.of(1, 2, 3))).to.equal(false);
+    expect(bytesEqualAt(hay, 2, Uint8Array.of(2, 3, 5))).to.equal(false);
+    expect(bytesEqualAt(hay, 3, Uint8Array.of(3, 4, 0))).to.equal(false);
+    expect(bytesEqualAt(hay, 5, new Uint8Array(0))).to.equal(true);
   });
 });
