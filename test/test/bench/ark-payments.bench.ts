@@ -2,7 +2,9 @@
  * Ark payments between two daemons on the devnet, with the goals of the payments performance
  * work as ratios measured in this one run:
  *
- * - arkoor `POST /wallet/send` p50 against the raw cost of one payment's own crypto (≤ 3×);
+ * - arkoor `POST /wallet/send` p50 against the raw cost of the sends' own crypto (≤ 3×): each
+ *   sequential send replayed without I/O (its inputs, its change, what the payee received), the
+ *   median of them;
  * - sequential payments/s (≥ 20) and payments/s with 4 concurrent senders on Alice's wallet (≥ 50),
  *   each payment checked at the payee (Bob's balance);
  * - `GET /wallet/balance` and `/wallet/vtxos` with 10,000 spent VTXOs beside 100 live against 100
@@ -22,7 +24,8 @@ import { busyMs, categorize, monotonicUs, profileHere, readProfile, threadCpuByK
 import { decodeTx, decodeVtxo, fromHex, reverseBytes, toHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../../src/daemon-process.js";
 import { ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type Movement, type VtxoInfo } from "../ark-harness.js";
-import { arkoorRawCryptoCost } from "./arkoor-raw-crypto.js";
+import { arkoorRawCryptoCost, rawCryptoOfSends } from "./arkoor-raw-crypto.js";
+import { historyMarks, sendShapes } from "./send-shapes.js";
 import { readEndpointsRatios } from "./read-endpoints.js";
 import { durableCommitMs } from "./durable-commit.js";
 import { readTimeline, serverHeldMs, timelineNote } from "./send-timeline.js";
@@ -202,6 +205,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     // sequential
     const latencies: number[] = [];
     const timelineBefore = await readTimeline(alice, devnet);
+    const marks = await historyMarks(alice, bob);
     const written0 = [storageWrites(alice.proc.pid!), storageWrites(bob.proc.pid!)];
     let t0 = performance.now();
     for (let i = 0; i < SEQUENTIAL; i++) {
@@ -218,6 +222,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     await paidTo(bob, paid * AMOUNT);
     const receivedSeconds = Math.max(sendSeconds, await storedAfter(bob, t0));
     const receivedWrites = (storageWrites(bob.proc.pid!) - written0[1]!) / SEQUENTIAL / 1024;
+    const sequentialByOrder = [...latencies];
     latencies.sort((a, b) => a - b);
 
     // the same sequential sends with the payee's daemon paused (SIGSTOP): the machine's cores are
@@ -248,7 +253,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const concCpu = cpuPerPayment(cpu0, cpuNow(alice, bob), SENDERS * PER_SENDER, { sender: alice.proc.pid!, receiver: bob.proc.pid!, server: process.pid });
     const idleCpu = await idleCpuMs(alice.proc.pid!);
 
-    // raw crypto of one payment: a VTXO Alice spends and one Bob received, with its anchor
+    // raw crypto of a one-input payment: a VTXO Alice spends and one Bob received, with its anchor
     const aliceVtxo = (await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos"))[0]!;
     const bobVtxo = (await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos")).at(-1)!;
     const encodedOf = async (d: Daemon, id: string) => decodeVtxo(fromHex((await ok<{ encoded: string }>(d, "GET", `/api/v1/wallet/vtxos/${id}/encoded`)).encoded));
@@ -256,7 +261,10 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const anchorTx = devnet.node.getTransaction(toHex(reverseBytes(received.anchorPoint.txid)))!;
     const commit = await durableCommitMs();
     const commitMs = commit.wallMs;
-    const raw = arkoorRawCryptoCost(await encodedOf(alice, aliceVtxo.id), received, decodeTx(anchorTx.raw), BigInt(AMOUNT));
+    const oneInput = arkoorRawCryptoCost(await encodedOf(alice, aliceVtxo.id), received, decodeTx(anchorTx.raw), BigInt(AMOUNT));
+    // each sequential send's own crypto: its inputs, its change, what Bob received from it
+    const own = rawCryptoOfSends(await sendShapes(devnet, alice, bob, marks, SEQUENTIAL, BigInt(AMOUNT)), sequentialByOrder);
+    const raw = own.median;
 
     // read endpoints with a large history
     const reads = await readEndpointsRatios(devnet, alice, start);
@@ -299,6 +307,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const p99 = percentile(latencies, 99);
     const pausedP50 = percentile(paused.sort((a, b) => a - b), 50);
     const heldMs = held.cosign + held.post;
+    const rawNote = `the median of the ${SEQUENTIAL} sequential sends' own crypto, each replayed with the inputs it spent, the change it kept and the VTXOs the payee got (${own.signatures[0]}–${own.signatures[1]} signatures a send); each send against its own: median ${own.medianRatio.toFixed(2)}`;
     const heldNote = `the devnet's reference server (a TypeScript stand-in for captaind, sharing the cores) held each send's calls on its path ${heldMs.toFixed(1)} ms (cosign ${held.cosign.toFixed(1)}, mailbox post ${held.post.toFixed(1)}): the rest of the p50, ${(p50 - heldMs).toFixed(1)} ms, is ${((p50 - heldMs) / raw.totalMs).toFixed(2)} × raw`;
     const pausedNote = `with the payee's daemon paused (its work on the payments before no longer shares the ${availableParallelism()} cores) p50 ${pausedP50.toFixed(1)} ms, ${(pausedP50 / raw.totalMs).toFixed(2)} × raw`;
     const seqRate = SEQUENTIAL / receivedSeconds;
@@ -324,7 +333,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       `server busy ${serverBusy.toFixed(1)} ms (${share(serverBusy)}; largest: ${sTop} ${(sTopMs / PROFILED).toFixed(1)} ms), waiting ${waiting.toFixed(1)} ms (${share(waiting)})`;
 
     const rows: BenchRow[] = [
-      goal("send p50 / raw crypto of one payment ≤ 3", p50 / raw.totalMs <= 3, `${(p50 / raw.totalMs).toFixed(2)} (p50 ${p50.toFixed(1)} ms, raw ${raw.totalMs.toFixed(2)} ms)`, "≤ 3", `${heldNote}; ${pausedNote}; ${bound}`),
+      goal("send p50 / raw crypto of its own ≤ 3", p50 / raw.totalMs <= 3, `${(p50 / raw.totalMs).toFixed(2)} (p50 ${p50.toFixed(1)} ms, raw ${raw.totalMs.toFixed(2)} ms: ${rawNote})`, "≤ 3", `${heldNote}; ${pausedNote}; ${bound}`),
       goal("sequential payments/s ≥ 20", seqRate >= 20, seqRate.toFixed(1), "≥ 20", `${timeline}; ${bound}`),
       goal(`payments/s with ${SENDERS} concurrent senders ≥ 50`, concRate >= 50, concRate.toFixed(1), "≥ 50", bound),
       goal("GET /wallet/balance 10k spent + 100 live / 100 live ≤ 1.2", reads.balanceRatio <= 1.2, reads.balanceRatio.toFixed(2), "≤ 1.2", "the two p50s differ by less than the machine's noise"),
@@ -336,7 +345,8 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
       { name: "POST /wallet/send p50, the payee's daemon paused", opsPerSec: 1000 / pausedP50, note: `${pausedP50.toFixed(1)} ms over ${PAYEE_PAUSED} sequential sends (SIGSTOP): ${(pausedP50 / raw.totalMs).toFixed(2)} × the raw crypto; what the payee's work costs a send when the three processes share ${availableParallelism()} cores` },
       { name: "POST /wallet/send p99", opsPerSec: 1000 / p99, note: `${p99.toFixed(1)} ms` },
       { name: `POST /wallet/send p50 of the first ${WARM_UP} payments after start`, opsPerSec: 1000 / percentile(coldLatencies, 50), note: `${percentile(coldLatencies, 50).toFixed(1)} ms, p99 ${percentile(coldLatencies, 99).toFixed(1)} ms (V8 still optimizing the payment path; not measured against the goals)` },
-      { name: "raw crypto of one payment", opsPerSec: 1000 / raw.totalMs, note: `${raw.totalMs.toFixed(2)} ms: sender+server ${raw.senderAndServerMs.toFixed(2)} ms (${raw.signatures} MuSig2 signatures, attestation), receiver validation ${raw.receiverValidationMs.toFixed(2)} ms (exit depth ${raw.exitDepth})` },
+      { name: "raw crypto of a send (the median of the sequential sends' own)", opsPerSec: 1000 / raw.totalMs, note: `${raw.totalMs.toFixed(2)} ms: sender+server ${raw.senderAndServerMs.toFixed(2)} ms (${raw.signatures} MuSig2 signatures, attestations), receiver validation ${raw.receiverValidationMs.toFixed(2)} ms (exit depth ${raw.exitDepth}); the ${SEQUENTIAL} sends needed ${own.signatures[0]}–${own.signatures[1]} signatures; each send's time over its own raw crypto: median ${own.medianRatio.toFixed(2)}` },
+      { name: "raw crypto of a one-input payment (default change split)", opsPerSec: 1000 / oneInput.totalMs, note: `${oneInput.totalMs.toFixed(2)} ms: sender+server ${oneInput.senderAndServerMs.toFixed(2)} ms (${oneInput.signatures} MuSig2 signatures, attestation), receiver validation ${oneInput.receiverValidationMs.toFixed(2)} ms (exit depth ${oneInput.exitDepth}); the p50 goal's unit until 2026-11-29 (ninth session): p50 ${(p50 / oneInput.totalMs).toFixed(2)} × it` },
       { name: "one durable commit (SQLite WAL, log synced off the event loop)", opsPerSec: 1000 / commitMs, note: `${commitMs.toFixed(2)} ms median, of which the event loop was busy ${commit.loopBusyMs.toFixed(2)} ms (the sync runs on the thread pool)` },
       { name: "daemon start-up (process start → /ping)", opsPerSec: 1000 / ((s1 + s2) / 2), note: `${s1.toFixed(0)} / ${s2.toFixed(0)} ms fresh; ${restartMs.map((x) => x.toFixed(0)).join(" / ")} ms with a wallet and under --cpu-prof` },
       { name: "daemon idle RSS (MB, Alice with a loaded wallet)", opsPerSec: idleRss, note: "VmRSS" },
