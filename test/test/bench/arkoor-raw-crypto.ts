@@ -1,10 +1,11 @@
 /**
- * The raw cost of one arkoor payment's own crypto, in this process with no I/O: the sender
- * builds the package (checkpoint and output txs, sighashes, taproot tweaks), makes its nonces and
- * signs the input attestation; the server checks the attestation and partially signs every
- * sighash; the sender verifies the partial signatures and completes them; the receiver validates
- * the VTXO it was sent (every exit-chain signature from the anchor). It is what a payment cannot
- * go below, so the bench compares `POST /wallet/send` with it.
+ * The raw cost of an arkoor payment's own crypto, in this process with no I/O: the sender builds
+ * the package (checkpoint and output txs, sighashes, taproot tweaks), makes its nonces and signs
+ * each part's attestation; the server checks the attestations and partially signs every sighash;
+ * the sender verifies the partial signatures and completes them; the payee validates the VTXOs it
+ * was sent (every exit-chain signature from the anchor). It is what a payment cannot go below, so
+ * the bench compares `POST /wallet/send` with it — each send with a replay of its own shape
+ * ({@link paymentRawCryptoCost}).
  */
 import {
   arkoorPackageVtxos, arkoorPartAttestation, arkoorPubNonces, arkoorServerCosign, arkoorUserFinish, arkoorUserNonces,
@@ -103,10 +104,8 @@ export function paymentRawCryptoCost(shape: PaymentCryptoShape, rounds = 40): Ra
   return { senderAndServerMs, receiverValidationMs, totalMs: senderAndServerMs + receiverValidationMs, signatures, exitDepth };
 }
 
-/** The raw crypto of every send of a phase, against each send's time. */
+/** The raw crypto of the sends of a phase, against each send's time. */
 export interface SendsRawCrypto {
-  /** Each send's, in send order. */
-  readonly perSend: readonly RawCryptoCost[];
   /** The send at the median of the raw costs (its figures, all of one send). */
   readonly median: RawCryptoCost;
   /** The median of each send's time over its own raw crypto. */
@@ -123,7 +122,6 @@ export function rawCryptoOfSends(shapes: readonly PaymentCryptoShape[], latencie
   const ratios = perSend.map((c, i) => latencies[i]! / c.totalMs).sort((a, b) => a - b);
   const sigs = perSend.map((c) => c.signatures);
   return {
-    perSend,
     median: byCost[Math.floor(byCost.length / 2)]!,
     medianRatio: ratios[Math.floor(ratios.length / 2)]!,
     signatures: [Math.min(...sigs), Math.max(...sigs)],

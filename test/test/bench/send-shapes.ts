@@ -11,7 +11,7 @@
  * checkpoint (later sends' chains pass through earlier sends' inputs too, but only before their
  * own).
  */
-import { decodeTx, decodeVtxo, formatOutPoint, fromHex, reverseBytes, toHex, validateVtxo, type Vtxo } from "@tender/ark-protocol";
+import { decodeTx, decodeVtxo, formatOutPoint, fromHex, reverseBytes, toHex, validateVtxo, type Transaction, type Vtxo } from "@tender/ark-protocol";
 import type { Daemon } from "../../src/daemon-process.js";
 import { ok, type DevnetWithArk, type Movement } from "../ark-harness.js";
 import type { PaymentCryptoShape } from "./arkoor-raw-crypto.js";
@@ -47,7 +47,7 @@ export async function sendShapes(devnet: DevnetWithArk, sender: Daemon, receiver
   const sendOfInput = new Map<string, number>();
   since.forEach((m, i) => m.input_vtxos.forEach((id) => sendOfInput.set(id, i)));
   const sends = since.slice(0, count);
-  const received: { vtxo: Vtxo; anchor: ReturnType<typeof decodeTx> }[][] = sends.map(() => []);
+  const received: { vtxo: Vtxo; anchor: Transaction }[][] = sends.map(() => []);
   const receipts = (await history(receiver)).filter((m) => m.id > marks.receiver && isArkoor("receive")(m)).sort((a, b) => a.id - b.id);
   for (const m of receipts) {
     for (const id of m.output_vtxos) {
@@ -63,7 +63,7 @@ export async function sendShapes(devnet: DevnetWithArk, sender: Daemon, receiver
   }
   const shapes: PaymentCryptoShape[] = [];
   for (const [i, m] of sends.entries()) {
-    if (received[i]!.length === 0) throw new Error(`no receipt of the receiver's spends an input of send ${m.id}`);
+    if (received[i]!.length === 0) throw new Error(`send ${m.id}: none of the receiver's VTXOs comes from it`);
     const inputs = await Promise.all(m.input_vtxos.map((id) => encoded(sender, id)));
     const change = await Promise.all(m.output_vtxos.map(async (id) => (await encoded(sender, id)).amount));
     shapes.push({ inputs, payeeAmount, change, received: received[i]! });
