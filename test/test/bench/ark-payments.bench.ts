@@ -21,11 +21,10 @@ import { readFileSync, rmSync, mkdtempSync, writeFileSync } from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join } from "node:path";
 import { busyMs, categorize, monotonicUs, profileHere, readProfile, threadCpuByKind, threadCpuSnapshot, threadCpuSpent, type BenchReport, type BenchRow, type ThreadCpu } from "@tender/core";
-import { decodeTx, decodeVtxo, fromHex, reverseBytes, toHex } from "@tender/ark-protocol";
 import { cleanup, startDaemon, type Daemon } from "../../src/daemon-process.js";
 import { ALICE_MNEMONIC, BOB_MNEMONIC, boardToDaemon, createBody, ok, spendable, startArkDevnet, until, type Movement, type VtxoInfo } from "../ark-harness.js";
 import { arkoorRawCryptoCost, rawCryptoOfSends } from "./arkoor-raw-crypto.js";
-import { historyMarks, sendShapes } from "./send-shapes.js";
+import { anchorTxOf, encodedVtxo, historyMarks, sendShapes } from "./send-shapes.js";
 import { readEndpointsRatios } from "./read-endpoints.js";
 import { durableCommitMs } from "./durable-commit.js";
 import { readTimeline, serverHeldMs, timelineNote } from "./send-timeline.js";
@@ -256,12 +255,10 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     // raw crypto of a one-input payment: a VTXO Alice spends and one Bob received, with its anchor
     const aliceVtxo = (await ok<VtxoInfo[]>(alice, "GET", "/api/v1/wallet/vtxos"))[0]!;
     const bobVtxo = (await ok<VtxoInfo[]>(bob, "GET", "/api/v1/wallet/vtxos")).at(-1)!;
-    const encodedOf = async (d: Daemon, id: string) => decodeVtxo(fromHex((await ok<{ encoded: string }>(d, "GET", `/api/v1/wallet/vtxos/${id}/encoded`)).encoded));
-    const received = await encodedOf(bob, bobVtxo.id);
-    const anchorTx = devnet.node.getTransaction(toHex(reverseBytes(received.anchorPoint.txid)))!;
+    const received = await encodedVtxo(bob, bobVtxo.id);
     const commit = await durableCommitMs();
     const commitMs = commit.wallMs;
-    const oneInput = arkoorRawCryptoCost(await encodedOf(alice, aliceVtxo.id), received, decodeTx(anchorTx.raw), BigInt(AMOUNT));
+    const oneInput = arkoorRawCryptoCost(await encodedVtxo(alice, aliceVtxo.id), received, anchorTxOf(devnet, received), BigInt(AMOUNT));
     // each sequential send's own crypto: its inputs, its change, what Bob received from it
     const own = rawCryptoOfSends(await sendShapes(devnet, alice, bob, marks, SEQUENTIAL, BigInt(AMOUNT)), sequentialByOrder);
     const raw = own.median;

@@ -11,7 +11,7 @@
  * checkpoint (later sends' chains pass through earlier sends' inputs too, but only before their
  * own).
  */
-import { decodeTx, decodeVtxo, formatOutPoint, fromHex, reverseBytes, toHex, validateVtxo, type Transaction, type Vtxo } from "@tender/ark-protocol";
+import { decodeTx, decodeVtxo, exitChain, formatOutPoint, fromHex, reverseBytes, toHex, type Transaction, type Vtxo } from "@tender/ark-protocol";
 import type { Daemon } from "../../src/daemon-process.js";
 import { ok, type DevnetWithArk, type Movement } from "../ark-harness.js";
 import type { PaymentCryptoShape } from "./arkoor-raw-crypto.js";
@@ -31,8 +31,17 @@ export async function historyMarks(sender: Daemon, receiver: Daemon): Promise<Hi
   return { sender: newest(await history(sender)), receiver: newest(await history(receiver)) };
 }
 
-async function encoded(d: Daemon, id: string): Promise<Vtxo> {
+/** VTXO `id` of daemon `d`, as it stores it. */
+export async function encodedVtxo(d: Daemon, id: string): Promise<Vtxo> {
   return decodeVtxo(fromHex((await ok<{ encoded: string }>(d, "GET", `/api/v1/wallet/vtxos/${id}/encoded`)).encoded));
+}
+
+/** The chain anchor transaction of `vtxo`, from the devnet's chain. */
+export function anchorTxOf(devnet: DevnetWithArk, vtxo: Vtxo): Transaction {
+  const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
+  const raw = devnet.node.getTransaction(anchorTxid)?.raw;
+  if (!raw) throw new Error(`the chain anchor ${anchorTxid} is not on the devnet`);
+  return decodeTx(raw);
 }
 
 /**
@@ -51,21 +60,17 @@ export async function sendShapes(devnet: DevnetWithArk, sender: Daemon, receiver
   const receipts = (await history(receiver)).filter((m) => m.id > marks.receiver && isArkoor("receive")(m)).sort((a, b) => a.id - b.id);
   for (const m of receipts) {
     for (const id of m.output_vtxos) {
-      const vtxo = await encoded(receiver, id);
-      const anchorTxid = toHex(reverseBytes(vtxo.anchorPoint.txid));
-      const raw = devnet.node.getTransaction(anchorTxid)?.raw;
-      if (!raw) throw new Error(`the chain anchor ${anchorTxid} of ${id} is not on the devnet`);
-      const anchor = decodeTx(raw);
-      const chain = validateVtxo(vtxo, anchor);
-      const spends = [...chain].reverse().map((e) => sendOfInput.get(formatOutPoint(e.prevout))).find((i) => i !== undefined);
-      if (spends !== undefined && spends < count) received[spends]!.push({ vtxo, anchor });
+      const vtxo = await encodedVtxo(receiver, id);
+      // the chain only says which send it came from (the replay validates it, against this anchor)
+      const spends = [...exitChain(vtxo)].reverse().map((e) => sendOfInput.get(formatOutPoint(e.prevout))).find((i) => i !== undefined);
+      if (spends !== undefined && spends < count) received[spends]!.push({ vtxo, anchor: anchorTxOf(devnet, vtxo) });
     }
   }
   const shapes: PaymentCryptoShape[] = [];
   for (const [i, m] of sends.entries()) {
     if (received[i]!.length === 0) throw new Error(`send ${m.id}: none of the receiver's VTXOs comes from it`);
-    const inputs = await Promise.all(m.input_vtxos.map((id) => encoded(sender, id)));
-    const change = await Promise.all(m.output_vtxos.map(async (id) => (await encoded(sender, id)).amount));
+    const inputs = await Promise.all(m.input_vtxos.map((id) => encodedVtxo(sender, id)));
+    const change = await Promise.all(m.output_vtxos.map(async (id) => (await encodedVtxo(sender, id)).amount));
     shapes.push({ inputs, payeeAmount, change, received: received[i]! });
   }
   return shapes;
