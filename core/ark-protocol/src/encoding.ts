@@ -97,24 +97,35 @@ export class ByteReader {
     return this.buf[this.pos]!;
   }
 
+  /** Position of the next `n` bytes (consumed), read in place by the fixed-size integers: no copy. */
+  private take(n: number): number {
+    if (n > this.remaining) throw new ProtocolDecodeError(`unexpected end of input: need ${n} bytes, ${this.remaining} left`);
+    const at = this.pos;
+    this.pos += n;
+    return at;
+  }
+
   u8(): number {
-    return this.bytes(1)[0]!;
+    return this.buf[this.take(1)]!;
   }
 
   u16(): number {
-    const b = this.bytes(2);
-    return b[0]! | (b[1]! << 8);
+    const at = this.take(2);
+    const b = this.buf;
+    return b[at]! | (b[at + 1]! << 8);
   }
 
   u32(): number {
-    const b = this.bytes(4);
-    return (b[0]! | (b[1]! << 8) | (b[2]! << 16)) + b[3]! * 0x1000000;
+    const at = this.take(4);
+    const b = this.buf;
+    return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)) + b[at + 3]! * 0x1000000;
   }
 
   u64(): bigint {
-    const lo = BigInt(this.u32());
-    const hi = BigInt(this.u32());
-    return (hi << 32n) | lo;
+    const lo = this.u32();
+    const hi = this.u32();
+    // below 2^53 (every amount) the sum is exact: one bigint made instead of three
+    return hi < 0x200000 ? BigInt(hi * 0x100000000 + lo) : (BigInt(hi) << 32n) | BigInt(lo);
   }
 
   i64(): bigint {
@@ -140,11 +151,25 @@ export class ByteReader {
     return v;
   }
 
+  /** A one-byte CompactSize (below 0xfd), consumed; `undefined` (nothing consumed) for a longer form. */
+  private smallCompactSize(): number | undefined {
+    if (this.remaining < 1) throw new ProtocolDecodeError("unexpected end of input: need 1 bytes, 0 left");
+    const tag = this.buf[this.pos]!;
+    if (tag >= 0xfd) return undefined;
+    this.pos++;
+    return tag;
+  }
+
   /**
    * A CompactSize item count whose items take at least `minItemBytes` each; rejects counts that
    * cannot fit in the remaining input, so no decoder ever allocates for bytes it has not got.
    */
   count(minItemBytes: number, what = "vector"): number {
+    const small = this.smallCompactSize();
+    if (small !== undefined) {
+      if (small * Math.max(1, minItemBytes) > this.remaining) throw new ProtocolDecodeError(`${what} length ${small} exceeds remaining input`);
+      return small;
+    }
     const n = this.compactSize();
     if (n * BigInt(Math.max(1, minItemBytes)) > BigInt(this.remaining)) {
       throw new ProtocolDecodeError(`${what} length ${n} exceeds remaining input`);
@@ -154,6 +179,11 @@ export class ByteReader {
 
   /** A CompactSize-length-prefixed byte string, at most `max` bytes long. */
   varBytes(max: number = MAX_DECODED_VECTOR_BYTES, what = "field"): Uint8Array {
+    const small = this.smallCompactSize();
+    if (small !== undefined) {
+      if (small > max) throw new ProtocolDecodeError(`${what} exceeds maximum length`);
+      return this.bytes(small);
+    }
     const n = this.compactSize();
     if (n > BigInt(max)) throw new ProtocolDecodeError(`${what} exceeds maximum length`);
     return this.bytes(Number(n));

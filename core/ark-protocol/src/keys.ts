@@ -15,6 +15,7 @@ import { ecc } from "./secp256k1-ops.js";
 import { ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, compareBytes, concatBytes, toHex } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
+import { BytesMemo } from "./bytes-memo.js";
 import { bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
 
 /** The secp256k1 point class used throughout the protocol core. */
@@ -29,10 +30,10 @@ export { bigIntTo32, bytesToBigInt };
 // Decompressing a key costs a modular square root; VTXOs repeat the same few keys, so valid
 // points are memoised (bounded; points are immutable values).
 const POINT_CACHE_MAX = 4096;
-const pointCache = new Map<string, Point>();
-// Encodings already found valid (33-byte compressed or 32-byte x-only, as hex; bounded): a VTXO's
-// chain repeats the same keys, and checking one needs no point object.
-const validKeys = new Set<string>();
+const pointCache = new BytesMemo<Point>(POINT_CACHE_MAX);
+// Encodings already found valid (33-byte compressed or 32-byte x-only; bounded): a VTXO's chain
+// repeats the same keys, and checking one needs no point object.
+const validKeys = new BytesMemo<true>(POINT_CACHE_MAX);
 
 /**
  * Whether `bytes` is a 33-byte compressed encoding of a curve point (libsecp256k1's check; no
@@ -55,8 +56,7 @@ export function pubkeyToPoint(pubkey: Uint8Array): Point {
   if (pubkey.length !== 33 || (pubkey[0] !== 2 && pubkey[0] !== 3)) {
     throw new ProtocolDecodeError("invalid public key encoding");
   }
-  const key = toHex(pubkey);
-  const cached = pointCache.get(key);
+  const cached = pointCache.get(pubkey);
   if (cached) return cached;
   let p: Point;
   try {
@@ -64,8 +64,7 @@ export function pubkeyToPoint(pubkey: Uint8Array): Point {
   } catch {
     throw new ProtocolDecodeError("invalid public key: not on the curve");
   }
-  if (pointCache.size >= POINT_CACHE_MAX) pointCache.clear();
-  pointCache.set(key, p);
+  pointCache.set(pubkey, p);
   return p;
 }
 
@@ -82,11 +81,9 @@ function checkPubkey(pubkey: Uint8Array): void {
 
 /** Throws {@link ProtocolDecodeError} `message` unless `bytes` were found valid before or `valid` says so now (then they are remembered). */
 function checkRemembered(bytes: Uint8Array, valid: (b: Uint8Array) => boolean, message: string): void {
-  const key = toHex(bytes);
-  if (validKeys.has(key) || pointCache.has(key)) return;
+  if (validKeys.get(bytes) || pointCache.get(bytes)) return;
   if (!valid(bytes)) throw new ProtocolDecodeError(message);
-  if (validKeys.size >= POINT_CACHE_MAX) validKeys.clear();
-  validKeys.add(key);
+  validKeys.set(bytes, true);
 }
 
 /** Validates a 33-byte compressed pubkey and returns it. */

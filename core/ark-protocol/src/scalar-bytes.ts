@@ -21,3 +21,24 @@ export function bigIntTo32(v: bigint): Uint8Array {
   d.setBigUint64(24, BigInt.asUintN(64, v));
   return out;
 }
+
+/** The order n of the secp256k1 group, 32 bytes big-endian. */
+const CURVE_ORDER_BYTES = Uint8Array.from([
+  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xfe,
+  0xba, 0xae, 0xdc, 0xe6, 0xaf, 0x48, 0xa0, 0x3b, 0xbf, 0xd2, 0x5e, 0x8c, 0xd0, 0x36, 0x41, 0x41,
+]);
+
+/**
+ * Whether 32 big-endian bytes are an integer below the secp256k1 group order (a scalar a tweak,
+ * a secret key or a signature's `s` may be; 0 included), compared byte by byte: the range checks of
+ * decoding no longer build a bigint for each tweak of a chain. False for any other length.
+ */
+export function belowCurveOrder(bytes: Uint8Array): boolean {
+  if (bytes.length !== 32) return false;
+  for (let i = 0; i < 32; i++) {
+    const a = bytes[i]!;
+    const b = CURVE_ORDER_BYTES[i]!;
+    if (a !== b) return a < b;
+  }
+  return false;
+}

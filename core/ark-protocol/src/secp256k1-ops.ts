@@ -24,7 +24,7 @@ import { createRequire } from "node:module";
 import * as wasm from "tiny-secp256k1";
 import { bytesEqualAt, concatBytes } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
-import { bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
+import { belowCurveOrder, bigIntTo32, bytesToBigInt } from "./scalar-bytes.js";
 
 /** The operations, as tiny-secp256k1 defines them. */
 export interface Secp256k1Ops {
@@ -81,7 +81,7 @@ const addon = loadAddon();
 const fail = (what: string): never => {
   throw new TypeError(`Expected ${what}`);
 };
-const isScalar = (d: Uint8Array): boolean => d.length === 32 && bytesToBigInt(d) < N;
+const isScalar = (d: Uint8Array): boolean => belowCurveOrder(d);
 const checkPrivate = (d: Uint8Array): void => {
   if (!isScalar(d) || d.every((b) => b === 0)) fail("Private");
 };

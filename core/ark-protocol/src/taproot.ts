@@ -15,7 +15,7 @@
 import { bech32m } from "@scure/base";
 import { ProtocolDecodeError } from "./errors.js";
 import { ecc } from "./secp256k1-ops.js";
-import { bytesToBigInt, CURVE_ORDER } from "./keys.js";
+import { belowCurveOrder } from "./scalar-bytes.js";
 import { compareBytes, concatBytes, toHex, ByteWriter } from "./encoding.js";
 import { taggedHash } from "./hashes.js";
 import { p2trScript } from "./script.js";
@@ -74,7 +74,7 @@ export function tapTweakHash(internalKey: Uint8Array, merkleRoot: Uint8Array | n
  * Throws {@link ProtocolDecodeError} if `t ≥ n`, the key is invalid or Q is infinity.
  */
 export function tweakXOnly(internalKey: Uint8Array, tweak: Uint8Array): { outputKey: Uint8Array; parity: 0 | 1 } {
-  if (tweak.length !== 32 || bytesToBigInt(tweak) >= CURVE_ORDER) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
+  if (!belowCurveOrder(tweak)) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
   if (internalKey.length !== 32) throw new ProtocolDecodeError("invalid x-only key");
   const cacheKey = toHex(internalKey) + toHex(tweak);
   const cached = tweakCache.get(cacheKey);

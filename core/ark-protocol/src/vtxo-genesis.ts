@@ -17,7 +17,8 @@
  */
 import { ProtocolDecodeError } from "./errors.js";
 import { ByteReader, ByteWriter, bytesEqual, readTxOut, writeTxOut, type Sats, type TxOut } from "./encoding.js";
-import { aggregateXOnly, bytesToBigInt, CURVE_ORDER, readPubkey, writePubkey } from "./keys.js";
+import { aggregateXOnly, readPubkey, writePubkey } from "./keys.js";
+import { belowCurveOrder } from "./scalar-bytes.js";
 import { sha256 } from "./hashes.js";
 import { clauseScript } from "./clause.js";
 import { policyLeafClauses, policyTaproot, type HarkPolicy, type PolicyContext } from "./policy.js";
@@ -133,7 +134,7 @@ export function readTransition(r: ByteReader): Transition {
       const clientCosigners: Uint8Array[] = [];
       for (let i = 0; i < n; i++) clientCosigners.push(readPubkey(r));
       const tapTweak = r.bytes(32);
-      if (bytesToBigInt(tapTweak) >= CURVE_ORDER) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
+      if (!belowCurveOrder(tapTweak)) throw new ProtocolDecodeError("tap tweak is not a valid secp256k1 scalar");
       return { kind: "arkoor", clientCosigners, tapTweak, signature: readOptionalSignature(r) };
     }
     case 3:

@@ -5,7 +5,8 @@
  */
 import { expect } from "chai";
 import fc from "fast-check";
-import { bigIntTo32, bytesToBigInt } from "../src/keys.js";
+import { bigIntTo32, bytesToBigInt, CURVE_ORDER } from "../src/keys.js";
+import { belowCurveOrder } from "../src/scalar-bytes.js";
 
 function referenceToBigInt(bytes: Uint8Array): bigint {
   let v = 0n;
@@ -48,5 +49,20 @@ describe("big-endian bytes ↔ bigint helpers", () => {
     );
     expect(Buffer.from(bigIntTo32((1n << 256n) - 1n)).equals(Buffer.alloc(32, 0xff))).to.equal(true);
     expect(Buffer.from(bigIntTo32(0n)).equals(Buffer.alloc(32))).to.equal(true);
+  });
+
+  it("belowCurveOrder answers as 0 ≤ v < n for 32 bytes (around n and at random), false for other lengths", () => {
+    for (const v of [0n, 1n, CURVE_ORDER - 1n, CURVE_ORDER, CURVE_ORDER + 1n, 2n ** 256n - 1n, CURVE_ORDER - 2n ** 200n, CURVE_ORDER + 2n ** 100n]) {
+      expect(belowCurveOrder(referenceTo32(v)), String(v)).to.equal(v < CURVE_ORDER);
+    }
+    fc.assert(fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.nat(31), fc.integer({ min: 0, max: 255 }), (bytes, i, b) => {
+        // random bytes are nearly all below n: set a prefix of n's bytes to land near it too
+        const near = Uint8Array.from(bytes);
+        near.set(referenceTo32(CURVE_ORDER).subarray(0, i));
+        near[i] = b;
+        for (const x of [bytes, near]) expect(belowCurveOrder(x)).to.equal(referenceToBigInt(x) < CURVE_ORDER);
+      }));
+    expect(belowCurveOrder(new Uint8Array(31))).to.equal(false);
+    expect(belowCurveOrder(new Uint8Array(33))).to.equal(false);
   });
 });
