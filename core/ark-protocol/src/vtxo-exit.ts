@@ -10,7 +10,7 @@
  * ```
  */
 import { VtxoValidationError } from "./errors.js";
-import { ByteWriter, formatOutPoint, toHex, writeTxOut, type OutPoint, type Sats, type TxOut } from "./encoding.js";
+import { ByteWriter, formatOutPoint, writeTxOut, type OutPoint, type Sats, type TxOut } from "./encoding.js";
 import { policyScriptPubKey, type ServerVtxoPolicy } from "./policy.js";
 import { P2A_SCRIPT } from "./script.js";
 import { RecentMap } from "./recent-map.js";
@@ -95,7 +95,12 @@ export function forgetExitChainSteps(): void {
   stepMemo.clear();
 }
 
-const contextKey = (ctx: PolicyContext): string => `${toHex(ctx.serverPubkey)}/${ctx.exitDelta}/${ctx.expiryHeight}`;
+/**
+ * The policy context as the first bytes of every memo key (server key, exit delta, expiry), so a
+ * key is one flat string made by the writer (a key joined from parts had to be flattened by
+ * each lookup before it could be hashed).
+ */
+const writeContext = (w: ByteWriter, ctx: PolicyContext): ByteWriter => w.varBytes(ctx.serverPubkey).u32(ctx.exitDelta).u32(ctx.expiryHeight);
 
 function deepFreeze<T>(v: T): T {
   if (v && typeof v === "object" && !ArrayBuffer.isView(v) && !Object.isFrozen(v)) {
@@ -105,8 +110,8 @@ function deepFreeze<T>(v: T): T {
   return v;
 }
 
-function spentOutputOf(t: Transition, ctx: PolicyContext, ctxKey: string): SpentOutput {
-  const key = `${ctxKey}/${writeTransition(new ByteWriter(), t).finishKey()}`;
+function spentOutputOf(t: Transition, ctx: PolicyContext): SpentOutput {
+  const key = writeTransition(writeContext(new ByteWriter(), ctx), t).finishKey();
   const known = spentMemo.get(key);
   if (known) return known;
   const computed = transitionSpentOutput(t, ctx);
@@ -115,12 +120,12 @@ function spentOutputOf(t: Transition, ctx: PolicyContext, ctxKey: string): Spent
 }
 
 /** One exit transaction: spends `prevout` (`spentOutput`, unlocked per `spent`), continues with `continuing`. */
-function exitStep(ctxKey: string, prevout: OutPoint, spentOutput: TxOut, spent: SpentOutput, item: GenesisItem, continuing: TxOut): StepResult {
-  const w = new ByteWriter().bytes(prevout.txid).u32(prevout.vout);
+function exitStep(ctx: PolicyContext, prevout: OutPoint, spentOutput: TxOut, spent: SpentOutput, item: GenesisItem, continuing: TxOut): StepResult {
+  const w = writeContext(new ByteWriter(), ctx).bytes(prevout.txid).u32(prevout.vout);
   writeTxOut(w, spentOutput);
   writeTxOut(w, continuing);
   writeGenesisItem(w, item);
-  const key = `${ctxKey}/${w.finishKey()}`;
+  const key = w.finishKey();
   const known = stepMemo.get(key);
   if (known) return known;
   // built from copies, so that the remembered transaction shares no object with this caller
@@ -140,8 +145,7 @@ function exitStep(ctxKey: string, prevout: OutPoint, spentOutput: TxOut, spent: 
  */
 export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitChainTx[] {
   const ctx = vtxoPolicyContext(vtxo);
-  const ctxKey = contextKey(ctx);
-  const spents = vtxo.genesis.map((item) => spentOutputOf(item.transition, ctx, ctxKey));
+  const spents = vtxo.genesis.map((item) => spentOutputOf(item.transition, ctx));
   const finalScript = policyScriptPubKey(vtxo.policy, ctx);
   let current = chainAmount(vtxo);
   let prevout = vtxo.anchorPoint;
@@ -154,7 +158,7 @@ export function exitChain(vtxo: Vtxo<ServerVtxoPolicy>): ExitChainTx[] {
     const continuing: TxOut = isLast ? { value: vtxo.amount, script: finalScript } : { value: next, script: spents[i + 1]!.scriptPubKey };
     const spent = spents[i]!;
     const spentOutput: TxOut = { value: current, script: spent.scriptPubKey };
-    const { tx, txid, sighash } = exitStep(ctxKey, prevout, spentOutput, spent, item, continuing);
+    const { tx, txid, sighash } = exitStep(ctx, prevout, spentOutput, spent, item, continuing);
     out.push(Object.freeze({ tx, txid, prevout, spentOutput, spent, sighash, outputIdx: item.outputIdx, item }));
     prevout = { txid, vout: item.outputIdx };
     current = next;
