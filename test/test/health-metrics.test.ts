@@ -40,7 +40,7 @@ describe("health and metrics (/healthz, /readyz, /metrics)", function () {
     for (const secret of [fingerprint, alice.token!, devnet.arkUrl, devnet.esploraUrl]) expect(ready.text).not.to.contain(secret);
   });
 
-  it("/metrics needs the owner token; it counts a payment by rail and outcome, requests by route template, VTXOs by state, chain lag, the Ark connection and the time of each phase of the payment's action", async () => {
+  it("/metrics needs the owner token; it counts a payment by rail and outcome, requests by route template, VTXOs by state, chain lag, the Ark connection, the time of each phase of the payment's action and the syncs of the database's log", async () => {
     expect((await alice.api("GET", "/metrics", { token: null })).status).to.equal(401);
     const hex = await boardToDaemon(alice, devnet, ALICE_MNEMONIC, 50_000n);
     await ok(alice, "POST", "/api/v1/wallet/import-vtxo", { vtxos: [hex] });
@@ -84,6 +84,11 @@ describe("health and metrics (/healthz, /readyz, /metrics)", function () {
     expect(phases).to.deep.equal(["begin=1", "cosign=1", "deliver=1", "record:cosign=1", "record:deliver=1"]);
     const cosignSeconds = find(samples, "tender_action_phase_duration_seconds_sum", { kind: "ark.arkoor-send", phase: "cosign" })[0]!.value;
     expect(cosignSeconds).to.be.greaterThan(0).and.below(find(samples, "tender_http_request_duration_seconds_sum", { method: "POST", route: "/api/v1/wallet/send" })[0]!.value);
+    // the disk's share: every durable commit waited for a sync of the wallet database's log (the send made three)
+    const logSyncs = find(samples, "tender_database_log_sync_duration_seconds_count")[0]!.value;
+    expect(logSyncs).to.be.at.least(3);
+    expect(find(samples, "tender_database_log_sync_duration_seconds_sum")[0]!.value).to.be.greaterThan(0);
+    expect(find(samples, "tender_database_log_sync_duration_seconds_bucket", { le: "+Inf" })[0]!.value).to.equal(logSyncs);
   });
 
   it("with --metrics-public /metrics answers without a token; /readyz still says nothing sensitive", async () => {

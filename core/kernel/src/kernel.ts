@@ -148,6 +148,13 @@ export class Kernel {
       ["kind", "phase"],
     );
     this.actions.observeTimings((kind, phase, seconds) => phases.observe({ kind, phase }, seconds));
+    const logSyncs = this.metrics.histogram(
+      "tender_database_log_sync_duration_seconds",
+      "Time to sync the wallet database's write-ahead log to disk (SQLite): each durable commit's caller waits for one, shared by the commits made meanwhile",
+      [],
+      [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1],
+    );
+    this.database.logSyncObserver = (seconds) => logSyncs.observe({}, seconds);
     this.container.registerInstance(ActionEngine, this.actions);
     this.entities.push(IdempotencyRecord, IdempotencyLink);
     this.migrations.push(idempotencyMigration);

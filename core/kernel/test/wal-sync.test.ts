@@ -230,6 +230,29 @@ describe("durable SQLite commits with the write-ahead log synced off the event l
     expect(ticks, "a 5 ms timer kept firing meanwhile").to.be.greaterThanOrEqual(6);
   });
 
+  it("each sync's duration is heard by the log-sync observer and summed (the disk's share of a commit), the directory's own sync not counted", async () => {
+    await db.close();
+    const asked: string[] = [];
+    db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger, async (p) => {
+      asked.push(p);
+      await sleep(p.endsWith("-wal") ? 25 : 40);
+    });
+    const heard: number[] = [];
+    db.logSyncObserver = (s) => heard.push(s);
+    await db.open({ dialect: "sqlite", path: join(dir, "wallet.sqlite") });
+    items = new LeanSql(db, "test_item");
+    const [syncs0, seconds0, heard0] = [db.walSyncs, db.walSyncSeconds, heard.length];
+    for (const id of ["p", "q"]) await db.transaction(() => items.run("insert into {t} (id, n) values (?, ?)", [id, 1]));
+    const logSyncs = db.walSyncs - syncs0;
+    expect(logSyncs, "one sync a commit").to.equal(2);
+    expect(heard.length - heard0).to.equal(logSyncs);
+    // the open's migrations committed too (the first sync, with the directory's): every one heard is the log's alone
+    expect(heard.length).to.equal(db.walSyncs);
+    for (const s of heard) expect(s).to.be.within(0.024, 0.039);
+    expect(db.walSyncSeconds - seconds0).to.be.closeTo(heard.slice(heard0).reduce((a, b) => a + b, 0), 1e-9);
+    expect(asked.filter((p) => !p.endsWith("-wal")), "the directory synced once").to.have.length(1);
+  });
+
   it("with the real fsync, commits are synced and the data is there after a reopen", async () => {
     await db.close();
     db = new Database({ entities: [], migrations: [itemsMigration] }, silentLogger);

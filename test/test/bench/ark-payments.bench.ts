@@ -27,7 +27,7 @@ import { arkoorRawCryptoCost, rawCryptoOfSends } from "./arkoor-raw-crypto.js";
 import { anchorTxOf, encodedVtxo, historyMarks, sendShapes } from "./send-shapes.js";
 import { readEndpointsRatios } from "./read-endpoints.js";
 import { durableCommitMs } from "./durable-commit.js";
-import { readTimeline, serverHeldMs, timelineNote } from "./send-timeline.js";
+import { logSyncsPerSend, readTimeline, serverHeldMs, timelineNote } from "./send-timeline.js";
 
 /**
  * The daemons run every default plugin (events, webhooks, rounds, Lightning, exits, boards… as
@@ -217,6 +217,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const timelineAfter = await readTimeline(alice, devnet);
     const timeline = timelineNote(timelineBefore, timelineAfter, SEQUENTIAL, latencies.reduce((a, b) => a + b, 0) / SEQUENTIAL);
     const held = serverHeldMs(timelineBefore, timelineAfter, SEQUENTIAL);
+    const senderSyncMs = logSyncsPerSend(timelineBefore, timelineAfter, SEQUENTIAL).sender.ms;
     paid += SEQUENTIAL;
     await paidTo(bob, paid * AMOUNT);
     const receivedSeconds = Math.max(sendSeconds, await storedAfter(bob, t0));
@@ -305,7 +306,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const pausedP50 = percentile(paused.sort((a, b) => a - b), 50);
     const heldMs = held.cosign + held.post;
     const rawNote = `the median of the ${SEQUENTIAL} sequential sends' own crypto, each replayed with the inputs it spent, the change it kept and the VTXOs the payee got (${own.signatures[0]}–${own.signatures[1]} signatures a send); each send against its own: median ${own.medianRatio.toFixed(2)}`;
-    const heldNote = `the devnet's reference server (a TypeScript stand-in for captaind, sharing the cores) held each send's calls on its path ${heldMs.toFixed(1)} ms (cosign ${held.cosign.toFixed(1)}, mailbox post ${held.post.toFixed(1)}): the rest of the p50, ${(p50 - heldMs).toFixed(1)} ms, is ${((p50 - heldMs) / raw.totalMs).toFixed(2)} × raw`;
+    const heldNote = `the devnet's reference server (a TypeScript stand-in for captaind, sharing the cores) held each send's calls on its path ${heldMs.toFixed(1)} ms (cosign ${held.cosign.toFixed(1)}, mailbox post ${held.post.toFixed(1)}): the rest of the p50, ${(p50 - heldMs).toFixed(1)} ms, is ${((p50 - heldMs) / raw.totalMs).toFixed(2)} × raw; the sender waited ${senderSyncMs.toFixed(1)} ms of it for its disk (its log's syncs, a send's three durable commits): the rest without the disk, ${(p50 - heldMs - senderSyncMs).toFixed(1)} ms, is ${((p50 - heldMs - senderSyncMs) / raw.totalMs).toFixed(2)} × raw`;
     const pausedNote = `with the payee's daemon paused (its work on the payments before no longer shares the ${availableParallelism()} cores) p50 ${pausedP50.toFixed(1)} ms, ${(pausedP50 / raw.totalMs).toFixed(2)} × raw`;
     const seqRate = SEQUENTIAL / receivedSeconds;
     const concRate = (SENDERS * PER_SENDER) / concReceivedSeconds;

@@ -24,6 +24,8 @@ export interface TimelineReading {
   readonly server: { requests: number; checksMs: number; commitMs: number; signWaitMs: number };
   /** ms the server held the cosign requests and the mailbox posts, summed. */
   readonly held: { cosignMs: number; postMs: number };
+  /** Syncs of the write-ahead logs so far and the seconds they took: the sender's (its `/metrics`) and the server's. */
+  readonly logSyncs: { sender: { syncs: number; seconds: number }; server: { syncs: number; seconds: number } };
 }
 
 /** Reads the sender's metrics and the server's cosign stage times now. */
@@ -39,7 +41,27 @@ export async function readTimeline(sender: Daemon, devnet: DevnetWithArk): Promi
     phases, route,
     server: { requests: t.requests, checksMs: t.checksMs, commitMs: t.commitMs, signWaitMs: t.signWaitMs },
     held: { cosignMs: rpc.of("RequestArkoorCosign").ms, postMs: rpc.of("PostArkoorMessage").ms },
+    logSyncs: {
+      sender: {
+        syncs: findSamples(samples, "tender_database_log_sync_duration_seconds_count", {})[0]?.value ?? 0,
+        seconds: findSamples(samples, "tender_database_log_sync_duration_seconds_sum", {})[0]?.value ?? 0,
+      },
+      server: devnet.ark.server.ctx.store.logSyncs,
+    },
   };
+}
+
+/**
+ * Mean syncs of the write-ahead logs per send and the ms they took, the sender's and the
+ * server's: the disk's share, which no code makes shorter (every durable commit waits for one;
+ * commits made meanwhile share it).
+ */
+export function logSyncsPerSend(before: TimelineReading, after: TimelineReading, sends: number): Record<"sender" | "server", { syncs: number; ms: number }> {
+  const per = (k: "sender" | "server") => ({
+    syncs: (after.logSyncs[k].syncs - before.logSyncs[k].syncs) / sends,
+    ms: ((after.logSyncs[k].seconds - before.logSyncs[k].seconds) * 1000) / sends,
+  });
+  return { sender: per("sender"), server: per("server") };
 }
 
 /** Mean ms per send the reference server held the send's calls on its path: the cosign request and the mailbox post. */
@@ -75,5 +97,7 @@ export function timelineNote(before: TimelineReading, after: TimelineReading, se
     return `${LABELS[p] ?? p} ${ms(sum)}${inside}`;
   });
   const route = ms(after.route - before.route);
-  return `mean ms per send: ${parts.join(" · ")}; the route in all ${route}, the client's round trip ${clientMs.toFixed(1)}`;
+  const syncs = logSyncsPerSend(before, after, sends);
+  const disk = `; of these, waiting for the disk (syncs of the write-ahead logs): the sender ${syncs.sender.ms.toFixed(1)} (${syncs.sender.syncs.toFixed(1)} syncs a send), the server ${syncs.server.ms.toFixed(1)} (${syncs.server.syncs.toFixed(1)}, its payee's writes included)`;
+  return `mean ms per send: ${parts.join(" · ")}; the route in all ${route}, the client's round trip ${clientMs.toFixed(1)}${disk}`;
 }

@@ -411,6 +411,11 @@ export class ArkServerStore {
   /** How many group commits wrote how many spends (the bench reads it). */
   readonly spendCommits = { commits: 0, spends: 0 };
 
+  /** How many times the server's write-ahead log was synced, and the seconds the syncs took (SQLite; benches read it). */
+  get logSyncs(): { syncs: number; seconds: number } {
+    return { syncs: this.db.walSyncs, seconds: this.db.walSyncSeconds };
+  }
+
   /** How many group commits wrote how many writes of any kind (spends, registrations, mailbox posts). */
   readonly groupCommits = { commits: 0, writes: 0 };
 

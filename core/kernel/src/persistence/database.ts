@@ -97,7 +97,7 @@ export class Database {
       // SQLite writes the log (`synchronous = normal`) and `WalSync` syncs it off the event loop
       // before the committer goes on (see wal-sync.ts).
       // (an in-memory database has nothing to make durable)
-      wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync, (e) => this.logger.error(e.message));
+      wal = isInMemory(location.path) ? undefined : new WalSync(location.path, this.fileSync, (e) => this.logger.error(e.message), (seconds) => this.logSyncObserver?.(seconds));
       const native: { connection?: NativeConnection } = {};
       // the begin and commit of `transaction` (outside the caller's own function, whose context holds `tx`)
       const syncedByCaller = () => this.syncAfter.getStore() === true && this.tx.getStore() === undefined;
@@ -169,10 +169,21 @@ export class Database {
     return this.wal?.failed ?? false;
   }
 
-  /** How many times the write-ahead log was synced (0 on PostgreSQL). */
+  /** How many times the write-ahead log was synced since the database was opened (0 on PostgreSQL). */
   get walSyncs(): number {
     return this.wal?.syncs ?? 0;
   }
+
+  /** Seconds the syncs of the write-ahead log took since the database was opened, summed (0 on PostgreSQL). */
+  get walSyncSeconds(): number {
+    return this.wal?.syncSeconds ?? 0;
+  }
+
+  /**
+   * Hears how long each sync of the write-ahead log took, in seconds (SQLite; the kernel's
+   * metrics): the time a commit's caller waits for the disk, whatever the code does.
+   */
+  logSyncObserver: ((seconds: number) => void) | undefined;
 
   /**
    * A fresh entity manager (one per unit of work) — or, inside {@link transaction}, the

@@ -98,6 +98,8 @@ export class WalSync {
   private readonly sync: FileSync;
   /** How many syncs ran (tests and metrics read it). */
   syncs = 0;
+  /** Seconds the syncs of the log took, summed (each from its request to the disk's answer). */
+  syncSeconds = 0;
   /**
    * The connection's count of changed rows so far (SQLite's `total_changes()`), `undefined` while
    * the connection is inside a transaction (its rows are counted before they are committed). Set
@@ -110,7 +112,13 @@ export class WalSync {
    * `sync` replaces the file sync (tests); by default the log's handle stays open between syncs.
    * `onFailure` hears the first failed sync (the database logs it).
    */
-  constructor(private readonly dbPath: string, sync?: FileSync, private readonly onFailure?: (e: DurabilityError) => void) {
+  constructor(
+    private readonly dbPath: string,
+    sync?: FileSync,
+    private readonly onFailure?: (e: DurabilityError) => void,
+    /** Hears how long each completed sync of the log took, in seconds (the daemon's metrics). */
+    private readonly onSynced?: (seconds: number) => void,
+  ) {
     this.kept = sync ? undefined : new KeptDescriptorSync();
     this.sync = sync ?? this.kept!.sync;
   }
@@ -169,11 +177,15 @@ export class WalSync {
   private async syncNow(): Promise<void> {
     try {
       this.syncs++;
+      const started = performance.now();
       await this.sync(`${this.dbPath}-wal`).catch(async (e: unknown) => {
         // no log yet (nothing committed in WAL mode so far): what was written is in the database file
         if ((e as NodeJS.ErrnoException)?.code !== "ENOENT") throw e;
         await this.sync(this.dbPath);
       });
+      const seconds = (performance.now() - started) / 1000;
+      this.syncSeconds += seconds;
+      this.onSynced?.(seconds);
       if (!this.directorySynced) {
         // the log's directory entry, once: a log file created since the last power loss survives it
         await this.sync(dirname(this.dbPath));
