@@ -21,7 +21,7 @@ import { Scheduler } from "./scheduler/scheduler.js";
 import { AuthTokenToken, DaemonConfigToken, LoggerToken } from "./tokens.js";
 import { WalletReady, WalletSession } from "./wallet/session.js";
 import { ActionEngine } from "./actions/action-engine.js";
-import { ActionRecord, actionIdWidthMigration, actionMigration, unfinishedActionsMigration } from "./actions/action-record.js";
+import { ActionRecord, actionIdWidthMigration, actionMigration, dropActionStepIndexMigration, unfinishedActionsMigration } from "./actions/action-record.js";
 import { TENDER_VERSION } from "./version.js";
 import { IdempotencyLayer } from "./idempotency/idempotency-layer.js";
 import { IdempotencyLink, IdempotencyRecord, idempotencyMigration } from "./idempotency/idempotency-record.js";
@@ -140,7 +140,7 @@ export class Kernel {
     this.container.registerInstance(Database, this.database);
     // The kernel's own table: persisted multi-step actions, resumed whenever a wallet is loaded.
     this.entities.push(ActionRecord);
-    this.migrations.push(actionMigration, actionIdWidthMigration, unfinishedActionsMigration);
+    this.migrations.push(actionMigration, actionIdWidthMigration, unfinishedActionsMigration, dropActionStepIndexMigration);
     this.actions = new ActionEngine(this.database, this.opts.logger.child("actions"));
     const phases = this.metrics.histogram(
       "tender_action_phase_duration_seconds",

@@ -2,7 +2,7 @@ import { expect } from "chai";
 import { ActionEngine, Database, LeanSql, silentLogger, type ActionDefinition, type DatabaseLocation } from "../src/index.js";
 import { DUE_ACTIONS_SQL, UNFINISHED_OF_KIND_SQL } from "../src/actions/action-engine.js";
 import { indexAnswers } from "../src/testing/index-answers.js";
-import { ActionRecord, actionIdWidthMigration, actionMigration, unfinishedActionsMigration } from "../src/actions/action-record.js";
+import { ActionRecord, actionIdWidthMigration, actionMigration, dropActionStepIndexMigration, unfinishedActionsMigration } from "../src/actions/action-record.js";
 import { defineMigration } from "../src/persistence/migration.js";
 
 /** A table a test action writes next to its own row. */
@@ -31,7 +31,7 @@ for (const [dialect, location] of dialects) describe(`action engine rows in plai
       this.skip();
       return;
     }
-    db = new Database({ entities: [ActionRecord], migrations: [actionMigration, actionIdWidthMigration, unfinishedActionsMigration, notesMigration] }, silentLogger);
+    db = new Database({ entities: [ActionRecord], migrations: [actionMigration, actionIdWidthMigration, unfinishedActionsMigration, dropActionStepIndexMigration, notesMigration] }, silentLogger);
     loc = where;
     await db.open(loc);
     notes = new LeanSql(db, "test_note");
@@ -109,5 +109,13 @@ for (const [dialect, location] of dialects) describe(`action engine rows in plai
       expect(r.ok, `${q}: ${r.evidence}`).to.equal(true);
     }
     await rows.run("delete from {t} where id like 'ended-%' or id like 'u-%'", []);
+  });
+
+  it("keeps the primary key and the index of the unfinished actions only: no index on step alone for every step to rewrite", async () => {
+    const rows = new LeanSql(db, "kernel_action");
+    const names = loc.dialect === "postgresql"
+      ? (await rows.all<{ name: string }>("select indexname as name from pg_indexes where schemaname = ? and tablename = 'kernel_action'", [loc.schema])).map((r) => r.name)
+      : (await rows.all<{ name: string }>("select name from sqlite_master where type = 'index' and tbl_name = 'kernel_action'", [])).map((r) => r.name);
+    expect(names.filter((n) => !/pkey|autoindex/.test(n)).sort()).to.deep.equal(["kernel_action_unfinished"]);
   });
 });
