@@ -325,7 +325,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const [aTop, aTopMs] = topOf(cats.alice);
     const [sTop, sTopMs] = topOf(cats.server);
     const senderDb = (cats.alice.get("database (SQLite, MikroORM)") ?? 0) / PROFILED;
-    const cpuNote = `CPU per payment in all three processes ${allCpu.toFixed(1)} ms (sender ${concCpu.sender.toFixed(1)}, server and devnet ${concCpu.server.toFixed(1)}, receiver ${concCpu.receiver.toFixed(1)}; raw crypto ${raw.totalMs.toFixed(1)}; concurrent phase, no profiler): ${cores} cores allow at most ${cpuBound.toFixed(1)} payments/s`;
+    const cpuNote = `CPU per payment in all three processes ${allCpu.toFixed(1)} ms (sender ${concCpu.sender.toFixed(1)}, server and devnet ${concCpu.server.toFixed(1)}, receiver ${concCpu.receiver.toFixed(1)}; raw crypto ${raw.totalMs.toFixed(1)}; concurrent phase, no profiler): ${cores} cores allow at most ${cpuBound.toFixed(1)} payments/s; the two daemons' CPU alone (the reference server, the devnet and the bench's client are a stand-in for a captaind on its own machine) ${((cores * 1000) / (concCpu.sender + concCpu.receiver)).toFixed(1)}`;
     const bound = `${cpuNote}; one durable commit ${commitMs.toFixed(1)} ms on this disk, the sender's database time ${senderDb.toFixed(1)} ms per payment (≈ ${(senderDb / commitMs).toFixed(1)} commits' worth); ` +
       `sender busy (CPU and fsync) ${aliceBusy.toFixed(1)} ms (${share(aliceBusy)}; largest: ${aTop} ${(aTopMs / PROFILED).toFixed(1)} ms), ` +
       `server busy ${serverBusy.toFixed(1)} ms (${share(serverBusy)}; largest: ${sTop} ${(sTopMs / PROFILED).toFixed(1)} ms), waiting ${waiting.toFixed(1)} ms (${share(waiting)})`;
