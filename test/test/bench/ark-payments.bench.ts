@@ -309,6 +309,9 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
     const heldNote = `the devnet's reference server (a TypeScript stand-in for captaind, sharing the cores) held each send's calls on its path ${heldMs.toFixed(1)} ms (cosign ${held.cosign.toFixed(1)}, mailbox post ${held.post.toFixed(1)}): the rest of the p50, ${(p50 - heldMs).toFixed(1)} ms, is ${((p50 - heldMs) / raw.totalMs).toFixed(2)} × raw; the sender waited ${senderSyncMs.toFixed(1)} ms of it for its disk (its log's syncs, a send's three durable commits): the rest without the disk, ${(p50 - heldMs - senderSyncMs).toFixed(1)} ms, is ${((p50 - heldMs - senderSyncMs) / raw.totalMs).toFixed(2)} × raw`;
     const pausedNote = `with the payee's daemon paused (its work on the payments before no longer shares the ${availableParallelism()} cores) p50 ${pausedP50.toFixed(1)} ms, ${(pausedP50 / raw.totalMs).toFixed(2)} × raw`;
     const seqRate = SEQUENTIAL / receivedSeconds;
+    // a sequential send's mean time less what the reference server held and the sender's waits for its disk
+    const ownSendMs = (sendSeconds * 1000) / SEQUENTIAL - heldMs - senderSyncMs;
+    const ownSendNote = `a send took ${((sendSeconds * 1000) / SEQUENTIAL).toFixed(1)} ms on average, of which the reference server held ${heldMs.toFixed(1)} and the sender waited for its disk ${senderSyncMs.toFixed(1)}: the daemon's own ${ownSendMs.toFixed(1)} ms would allow ${(1000 / ownSendMs).toFixed(1)} sends/s`;
     const concRate = (SENDERS * PER_SENDER) / concReceivedSeconds;
     const crypto = (m: Map<string, number>) => [...m].filter(([k]) => k.startsWith("crypto")).reduce((s, [, v]) => s + v, 0) / PROFILED;
     const aliceBusy = busyMs(cats.alice) / PROFILED;
@@ -332,7 +335,7 @@ export default async function arkPaymentsBench(): Promise<BenchReport> {
 
     const rows: BenchRow[] = [
       goal("send p50 / raw crypto of its own ≤ 3", p50 / raw.totalMs <= 3, `${(p50 / raw.totalMs).toFixed(2)} (p50 ${p50.toFixed(1)} ms, raw ${raw.totalMs.toFixed(2)} ms: ${rawNote})`, "≤ 3", `${heldNote}; ${pausedNote}; ${bound}`),
-      goal("sequential payments/s ≥ 20", seqRate >= 20, seqRate.toFixed(1), "≥ 20", `${timeline}; ${bound}`),
+      goal("sequential payments/s ≥ 20", seqRate >= 20, seqRate.toFixed(1), "≥ 20", `${ownSendNote}; ${timeline}; ${bound}`),
       goal(`payments/s with ${SENDERS} concurrent senders ≥ 50`, concRate >= 50, concRate.toFixed(1), "≥ 50", bound),
       goal("GET /wallet/balance 10k spent + 100 live / 100 live ≤ 1.2", reads.balanceRatio <= 1.2, reads.balanceRatio.toFixed(2), "≤ 1.2", "the two p50s differ by less than the machine's noise"),
       goal("GET /wallet/vtxos 10k spent + 100 live / 100 live ≤ 1.2", reads.vtxosRatio <= 1.2, reads.vtxosRatio.toFixed(2), "≤ 1.2", "the two p50s differ by less than the machine's noise"),
